@@ -1,0 +1,220 @@
+/**
+ * @file ecs/archetype.hpp
+ * @brief Archetypes: one table per distinct set of component types, stored as Structure-of-Arrays
+ *        in a single chunk-allocated block.
+ *
+ * Block layout (one allocation per archetype, regions aligned to max(16, alignof(T))):
+ *
+ *     [col0: cap * size0] [pad] [col1: cap * size1] [pad] ...
+ *
+ * Tag columns (empty types, see detail::is_tag_v) take no region. The entity handles live in a
+ * separate `std::vector<Entity>`, row-parallel to the columns. Archetypes are owned by their World
+ * and never destroyed before it, so pointers to them (records, edges, query caches) stay valid.
+ */
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bitset>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "component.hpp"
+#include "entity.hpp"
+
+namespace ecs {
+
+/// Sorted, duplicate-free list of component ids identifying an archetype.
+using TypeSet = std::vector<ComponentTypeID>;
+
+/// Hash functor for TypeSet keys (FNV-1a over the ids).
+struct TypeSetHash {
+    [[nodiscard]] size_t operator()(const TypeSet& set) const noexcept {
+        uint64_t h = 1469598103934665603ull;
+        for (ComponentTypeID id : set) {
+            h ^= id;
+            h *= 1099511628211ull;
+        }
+        return static_cast<size_t>(h);
+    }
+};
+
+/// One bit per component id; used for query matching by AND + compare.
+using ComponentMask = std::bitset<ECS_MAX_COMPONENTS>;
+
+class Archetype;
+
+/// Cached neighbours in the archetype graph: the archetype reached by adding / removing one type.
+struct ArchetypeEdge {
+    Archetype* add = nullptr;
+    Archetype* remove = nullptr;
+};
+
+/**
+ * @brief A table of entities that all have exactly the same component types.
+ *
+ * Internal to the World: users reach archetypes only through queries. Members are public so that the
+ * world, snapshots and prefabs can work on them directly; they keep the invariants below.
+ *
+ * Invariants: `columns[i].type_id == types[i]`; every column holds `entities.size()` live objects;
+ * `mask` has exactly the bits of `types`; `column_index[id]` is the column of `id` or NO_COLUMN.
+ */
+class Archetype {
+public:
+    static constexpr uint16_t NO_COLUMN = 0xFFFF;
+    /// Bytes the first allocation aims at (spec: initial capacity max(16, 16384 / row_size)).
+    static constexpr size_t INITIAL_BLOCK_BYTES = 16384;
+    static constexpr size_t MIN_CAPACITY = 16;
+
+    /// @pre `type_set` is sorted, duplicate-free, every id < ECS_MAX_COMPONENTS and has a factory.
+    Archetype(TypeSet type_set, uint32_t archetype_id) : types(std::move(type_set)), id(archetype_id) {
+        column_index.fill(NO_COLUMN);
+        columns.reserve(types.size());
+        for (ComponentTypeID t : types) {
+            column_index[t] = static_cast<uint16_t>(columns.size());
+            mask.set(t);
+            columns.push_back(column_factory(t)());
+            const ComponentColumn& c = columns.back();
+            row_size += c.elem_size;
+            if (c.elem_align > block_align) block_align = c.elem_align;
+        }
+    }
+    Archetype(const Archetype&) = delete;
+    Archetype& operator=(const Archetype&) = delete;
+
+    ~Archetype() {
+        for (size_t row = 0; row < entities.size(); ++row) destroy_row(row);
+        free_block(block, block_align);
+    }
+
+    [[nodiscard]] size_t size() const noexcept { return entities.size(); }
+    [[nodiscard]] size_t capacity() const noexcept { return capacity_; }
+    /// Bytes of the column block (0 while empty or when every column is a tag).
+    [[nodiscard]] size_t block_bytes() const noexcept { return block_bytes_; }
+
+    [[nodiscard]] bool has(ComponentTypeID t) const noexcept {
+        return t < ECS_MAX_COMPONENTS && column_index[t] != NO_COLUMN;
+    }
+    /// Column holding `t`. @pre has(t)
+    [[nodiscard]] ComponentColumn& column(ComponentTypeID t) noexcept { return columns[column_index[t]]; }
+    [[nodiscard]] const ComponentColumn& column(ComponentTypeID t) const noexcept { return columns[column_index[t]]; }
+
+    /// Edge slot for `t`, grown on demand.
+    ArchetypeEdge& edge(ComponentTypeID t) {
+        if (t >= edges.size()) edges.resize(size_t(t) + 1);
+        return edges[t];
+    }
+
+    /**
+     * Appends a row for `e` and returns its index. The row's components are uninitialised: the caller
+     * must construct every non-tag column at that row before anything else touches this archetype.
+     * May reallocate the block (invalidating column pointers of this archetype).
+     */
+    uint32_t push_entity(Entity e) {
+        if (row_size != 0 && entities.size() == capacity_) grow();
+        entities.push_back(e);
+        return static_cast<uint32_t>(entities.size() - 1);
+    }
+
+    /// Destroys every component at `row` (the row itself stays until remove_hole).
+    void destroy_row(size_t row) noexcept {
+        for (ComponentColumn& c : columns) c.destroy_at(c.at(row));
+    }
+
+    /**
+     * Closes the hole at `row`, whose components are already destroyed or relocated away: the last
+     * row is relocated into it and the last row is dropped.
+     * @return the entity that now occupies `row`, or INVALID_ENTITY when `row` was the last row.
+     */
+    Entity remove_hole(size_t row) noexcept {
+        const size_t last = entities.size() - 1;
+        Entity moved = INVALID_ENTITY;
+        if (row != last) {
+            for (ComponentColumn& c : columns)
+                if (c.elem_size != 0) c.relocate(c.at(row), c.at(last));
+            moved = entities[last];
+            entities[row] = moved;
+        }
+        entities.pop_back();
+        return moved;
+    }
+
+    /// Destroys every row (entities included); keeps the block for reuse.
+    void clear() noexcept {
+        for (size_t row = 0; row < entities.size(); ++row) destroy_row(row);
+        entities.clear();
+    }
+
+    /// Makes room for at least `n` rows (one allocation at most).
+    void reserve(size_t n) {
+        if (row_size == 0 || n <= capacity_) return;
+        size_t cap = capacity_ ? capacity_ : initial_capacity();
+        while (cap < n) cap *= 2;
+        reallocate(cap);
+        entities.reserve(n);
+    }
+
+    /// `max(16, 16384 / row_size)`.
+    [[nodiscard]] size_t initial_capacity() const noexcept {
+        return row_size == 0 ? MIN_CAPACITY : std::max(MIN_CAPACITY, INITIAL_BLOCK_BYTES / row_size);
+    }
+
+    TypeSet types;                          ///< sorted component ids
+    std::vector<ComponentColumn> columns;   ///< one per type, same order as `types`
+    std::vector<Entity> entities;           ///< row -> entity
+    ComponentMask mask;                     ///< bit per type, for query matching
+    std::vector<ArchetypeEdge> edges;       ///< edge cache indexed by component id
+    std::array<uint16_t, ECS_MAX_COMPONENTS> column_index{}; ///< component id -> column, or NO_COLUMN
+    uint32_t id = 0;                        ///< position in the world's archetype list
+    size_t row_size = 0;                    ///< sum of the columns' strides
+
+private:
+    void grow() { reallocate(capacity_ ? capacity_ * 2 : initial_capacity()); }
+
+    static size_t align_up(size_t v, size_t a) noexcept { return (v + a - 1) / a * a; }
+    static size_t region_align(const ComponentColumn& c) noexcept { return std::max<size_t>(16, c.elem_align); }
+
+    void reallocate(size_t new_capacity) {
+        size_t bytes = 0;
+        for (const ComponentColumn& c : columns) {
+            if (c.elem_size == 0) continue;
+            bytes = align_up(bytes, region_align(c)) + new_capacity * c.elem_size;
+        }
+        const size_t align = std::max<size_t>(16, block_align);
+        auto* fresh = static_cast<uint8_t*>(::operator new(bytes, std::align_val_t(align)));
+        size_t offset = 0;
+        const size_t n = entities.size();
+        for (ComponentColumn& c : columns) {
+            if (c.elem_size == 0) continue;
+            offset = align_up(offset, region_align(c));
+            uint8_t* dst = fresh + offset;
+            if (n != 0) {
+                if (c.trivially_relocatable) {
+                    std::memcpy(dst, c.data, n * c.elem_size);
+                } else {
+                    for (size_t i = 0; i < n; ++i) c.relocate(dst + i * c.elem_size, c.at(i));
+                }
+            }
+            c.data = dst;
+            offset += new_capacity * c.elem_size;
+        }
+        free_block(block, block_align);
+        block = fresh;
+        block_bytes_ = bytes;
+        capacity_ = new_capacity;
+    }
+
+    static void free_block(uint8_t* p, size_t align) noexcept {
+        if (p) ::operator delete(p, std::align_val_t(std::max<size_t>(16, align)));
+    }
+
+    uint8_t* block = nullptr;
+    size_t capacity_ = 0;
+    size_t block_bytes_ = 0;
+    size_t block_align = 16;
+};
+
+} // namespace ecs

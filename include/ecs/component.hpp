@@ -1,0 +1,193 @@
+/**
+ * @file ecs/component.hpp
+ * @brief Component type identity and type-erased column storage.
+ *
+ * Any C++ type that is move-constructible and destructible can be a component: no base class, no
+ * registration macro, no RTTI. `component_id<T>()` hands out a dense id per type on first use, and
+ * `make_column<T>()` captures the operations the world needs (move, destroy, swap) as plain function
+ * pointers, so archetype code manipulates columns without knowing their types and without virtual
+ * dispatch.
+ *
+ * Process-wide state in this header (shared by every World, safe to use from several threads):
+ * the id counter and the column factory registry. Both are lock-free.
+ */
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <iosfwd>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "config.hpp"
+
+namespace ecs {
+
+/// Dense id of a component type; see component_id().
+using ComponentTypeID = uint32_t;
+
+/// Returned by lookups that find no component type.
+inline constexpr ComponentTypeID INVALID_COMPONENT_ID = 0xFFFFFFFFu;
+
+namespace detail {
+
+inline std::atomic<uint32_t> next_component_id{0};
+
+template <typename T>
+ComponentTypeID type_id() noexcept {
+    static const ComponentTypeID id = next_component_id.fetch_add(1, std::memory_order_relaxed);
+    return id;
+}
+
+/// The plain type a query, getter or id lookup is about: `const Position&` names `Position`.
+template <typename T>
+using bare_t = std::remove_cv_t<std::remove_reference_t<T>>;
+
+/**
+ * Empty types whose move and destruction do nothing are stored without bytes: their column has
+ * stride 0 and every row refers to one static object. Empty types with user-written special
+ * members keep a one-byte-per-row column so every constructor call is matched by its destructor.
+ */
+template <typename T>
+inline constexpr bool is_tag_v = std::is_empty_v<T> && std::is_trivially_destructible_v<T> &&
+                                 std::is_trivially_move_constructible_v<T>;
+
+/// The single address every row of a tag column refers to.
+template <typename T>
+struct TagStorage {
+    alignas(T) static inline unsigned char bytes[sizeof(T)] = {};
+};
+
+template <typename T>
+void swap_via_moves(T& a, T& b) noexcept {
+    if constexpr (std::is_move_assignable_v<T> && std::is_swappable_v<T>) {
+        using std::swap;
+        swap(a, b);
+    } else {
+        // Types without move assignment are swapped through move construction alone.
+        alignas(T) unsigned char tmp_bytes[sizeof(T)];
+        T* tmp = ::new (static_cast<void*>(tmp_bytes)) T(std::move(a));
+        a.~T();
+        ::new (static_cast<void*>(&a)) T(std::move(b));
+        b.~T();
+        ::new (static_cast<void*>(&b)) T(std::move(*tmp));
+        tmp->~T();
+    }
+}
+
+} // namespace detail
+
+/**
+ * @brief Unique id of component type `T`, assigned on first call from a process-wide counter.
+ *
+ * cv-qualifiers and references are ignored: `component_id<const T&>() == component_id<T>()`. Ids are
+ * deterministic for one run of one program but not stable across builds: serialization uses names
+ * (register_component) instead.
+ */
+template <typename T>
+[[nodiscard]] ComponentTypeID component_id() noexcept {
+    return detail::type_id<detail::bare_t<T>>();
+}
+
+/**
+ * @brief Type-erased storage of one component type inside an archetype.
+ *
+ * A non-owning view of a region of the archetype's block (the archetype allocates, grows and frees
+ * the block). The function pointers are captured from the concrete type by make_column<T>().
+ */
+struct ComponentColumn {
+    /// Move-constructs the object at `dst` (uninitialised) from the one at `src`; `src` stays alive
+    /// (moved-from) and must still be destroyed.
+    using MoveFunc = void (*)(void* dst, void* src);
+    /// Runs the destructor of the object at `p`.
+    using DestroyFunc = void (*)(void* p);
+    /// Swaps two live objects.
+    using SwapFunc = void (*)(void* a, void* b);
+    /// Writes one component to a snapshot stream.
+    using SerializeFunc = void (*)(std::ostream& out, const void* component);
+    /// Constructs one component in uninitialised `storage` from a snapshot stream; reports malformed
+    /// input by setting the stream's failbit (and then constructs nothing).
+    using DeserializeFunc = void (*)(std::istream& in, void* storage);
+
+    uint8_t* data = nullptr;          ///< first element; for tags, the type's single static object
+    size_t elem_size = 0;             ///< stride in bytes (0 for tags)
+    size_t elem_align = 1;            ///< alignof(T)
+    size_t type_size = 0;             ///< sizeof(T) (differs from elem_size only for tags)
+    ComponentTypeID type_id = INVALID_COMPONENT_ID;
+    MoveFunc move = nullptr;
+    DestroyFunc destroy = nullptr;
+    SwapFunc swap = nullptr;
+    bool trivially_relocatable = false; ///< moves may be memcpy and destruction is a no-op
+    bool is_tag = false;                ///< stored without bytes (see detail::is_tag_v)
+
+    /// Address of row `row`.
+    [[nodiscard]] void* at(size_t row) const noexcept { return data + row * elem_size; }
+
+    /// Moves the object at `src` into uninitialised `dst` and ends the life of `src`.
+    void relocate(void* dst, void* src) const noexcept {
+        if (trivially_relocatable) {
+            if (elem_size != 0) std::memcpy(dst, src, elem_size);
+        } else {
+            move(dst, src);
+            destroy(src);
+        }
+    }
+    /// Runs the destructor at `p` unless the type has nothing to destroy.
+    void destroy_at(void* p) const noexcept {
+        if (!trivially_relocatable) destroy(p);
+    }
+};
+
+/// Builds a column descriptor for `T` (no storage attached).
+template <typename T>
+[[nodiscard]] ComponentColumn make_column() noexcept {
+    static_assert(std::is_same_v<T, detail::bare_t<T>>, "component type must not be cv-qualified or a reference");
+    static_assert(!std::is_array_v<T>, "component type must not be a C array: wrap it in a struct");
+    static_assert(std::is_move_constructible_v<T>, "component must be move-constructible");
+    static_assert(std::is_destructible_v<T>, "component must be destructible");
+    ComponentColumn c;
+    c.type_id = component_id<T>();
+    c.elem_align = alignof(T);
+    c.type_size = sizeof(T);
+    c.is_tag = detail::is_tag_v<T>;
+    c.elem_size = c.is_tag ? 0 : sizeof(T);
+    if (c.is_tag) c.data = detail::TagStorage<T>::bytes;
+    c.trivially_relocatable = std::is_trivially_copyable_v<T> || c.is_tag;
+    c.move = [](void* dst, void* src) { ::new (dst) T(std::move(*static_cast<T*>(src))); };
+    c.destroy = [](void* p) { static_cast<T*>(p)->~T(); };
+    c.swap = [](void* a, void* b) { detail::swap_via_moves(*static_cast<T*>(a), *static_cast<T*>(b)); };
+    return c;
+}
+
+/// Signature of an entry of the column factory registry.
+using ColumnFactory = ComponentColumn (*)() noexcept;
+
+namespace detail {
+inline std::atomic<ColumnFactory> column_factories[ECS_MAX_COMPONENTS] = {};
+} // namespace detail
+
+/**
+ * @brief Records make_column<T> in the process-wide factory registry (idempotent, thread-safe), so
+ *        archetypes holding `T` can be built from its id alone (migration, snapshots).
+ * @return component_id<T>().
+ */
+template <typename T>
+ComponentTypeID ensure_column_factory() noexcept {
+    const ComponentTypeID id = component_id<T>();
+    if (id < ECS_MAX_COMPONENTS) {
+        auto& slot = detail::column_factories[id];
+        if (slot.load(std::memory_order_acquire) == nullptr) slot.store(&make_column<T>, std::memory_order_release);
+    }
+    return id;
+}
+
+/// The factory registered for `id`, or nullptr when the type was never used as a component.
+[[nodiscard]] inline ColumnFactory column_factory(ComponentTypeID id) noexcept {
+    if (id >= ECS_MAX_COMPONENTS) return nullptr;
+    return detail::column_factories[id].load(std::memory_order_acquire);
+}
+
+} // namespace ecs

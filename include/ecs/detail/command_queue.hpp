@@ -1,0 +1,193 @@
+/**
+ * @file ecs/detail/command_queue.hpp
+ * @brief Type-erased, allocation-free (in steady state) queue of recorded commands.
+ *
+ * Each record is a small header (two function pointers and the offset of the next record) followed
+ * by its payload, constructed in place at the payload type's own alignment. Records live in pages
+ * that never move once allocated, so payloads are never relocated with memcpy (a short std::string
+ * stays valid) and no record needs a relocation function. Pages are kept after a flush and reused.
+ *
+ * The queue knows nothing of the World: a record's run function receives an opaque context pointer.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../config.hpp"
+
+namespace ecs::detail {
+
+class CommandQueue {
+public:
+    /// Executes the command in `payload` against `context`, then destroys the payload.
+    using RunFn = void (*)(void* context, void* payload);
+    /// Destroys the payload without executing it.
+    using DropFn = void (*)(void* payload) noexcept;
+
+    static constexpr size_t PAGE_BYTES = 16 * 1024;
+
+    CommandQueue() = default;
+    CommandQueue(const CommandQueue&) = delete;
+    CommandQueue& operator=(const CommandQueue&) = delete;
+    CommandQueue(CommandQueue&& other) noexcept
+        : pages_(std::move(other.pages_)), current_(other.current_), count_(other.count_) {
+        other.pages_.clear();
+        other.current_ = 0;
+        other.count_ = 0;
+    }
+    /// Drops this queue's unexecuted payloads (destroying them) before taking over `other`'s.
+    CommandQueue& operator=(CommandQueue&& other) noexcept {
+        if (this != &other) {
+            clear();
+            pages_ = std::move(other.pages_);
+            current_ = other.current_;
+            count_ = other.count_;
+            other.pages_.clear();
+            other.current_ = 0;
+            other.count_ = 0;
+        }
+        return *this;
+    }
+    ~CommandQueue() { clear(); }
+
+    [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
+    /// Number of recorded, not yet executed commands.
+    [[nodiscard]] size_t size() const noexcept { return count_; }
+
+    /// Constructs a `P` from `args` in the queue. `P` must have `void run(Context&)`.
+    template <typename Context, typename P, typename... Args>
+    void emplace(Args&&... args) {
+        static_assert(std::is_nothrow_destructible_v<P>, "command payloads must have a noexcept destructor");
+        void* mem = allocate(sizeof(P), alignof(P), &run_thunk<Context, P>, &drop_thunk<P>);
+        ::new (mem) P(std::forward<Args>(args)...);
+        ++count_;
+    }
+
+    /**
+     * Executes every record in recording order, including records appended while running, then
+     * resets the queue (keeping its pages). A call made while this queue is already running returns
+     * at once: the outer run picks up whatever was appended.
+     */
+    void run_all(void* context) {
+        if (running_) return;
+        running_ = true;
+        for (size_t p = 0; p < pages_.size() && p <= current_; ++p) {
+            size_t offset = 0;
+            while (offset < pages_[p].used) {
+                uint8_t* base = pages_[p].memory.get();
+                Header header = *reinterpret_cast<Header*>(base + offset);
+                offset = header.next;
+                --count_;
+                header.run(context, base + header.payload);
+            }
+        }
+        reset();
+        running_ = false;
+    }
+
+    /// Destroys every unexecuted payload without executing it; keeps the pages.
+    void clear() noexcept {
+        for (size_t p = 0; p < pages_.size() && p <= current_; ++p) {
+            size_t offset = 0;
+            while (offset < pages_[p].used) {
+                uint8_t* base = pages_[p].memory.get();
+                const Header header = *reinterpret_cast<Header*>(base + offset);
+                header.drop(base + header.payload);
+                offset = header.next;
+            }
+        }
+        reset();
+    }
+
+    /// Bytes of page memory held (for diagnostics).
+    [[nodiscard]] size_t capacity_bytes() const noexcept {
+        size_t total = 0;
+        for (const Page& p : pages_) total += p.capacity;
+        return total;
+    }
+
+private:
+    struct Header {
+        RunFn run;
+        DropFn drop;
+        uint32_t payload; ///< offset of the payload within the page
+        uint32_t next;    ///< offset of the next record within the page
+    };
+    struct Page {
+        std::unique_ptr<uint8_t[]> memory;
+        size_t capacity = 0;
+        size_t used = 0;
+    };
+
+    template <typename Context, typename P>
+    static void run_thunk(void* context, void* payload) {
+        P* p = static_cast<P*>(payload);
+        p->run(*static_cast<Context*>(context));
+        p->~P();
+    }
+    template <typename P>
+    static void drop_thunk(void* payload) noexcept {
+        static_cast<P*>(payload)->~P();
+    }
+
+    static size_t align_offset(const uint8_t* base, size_t offset, size_t align) noexcept {
+        const auto addr = reinterpret_cast<uintptr_t>(base) + offset;
+        return offset + ((align - addr % align) % align);
+    }
+
+    /// Reserves a header plus `size` bytes at `align`; returns the payload address.
+    void* allocate(size_t size, size_t align, RunFn run, DropFn drop) {
+        const size_t worst = sizeof(Header) + alignof(Header) + align + size;
+        if (pages_.empty()) add_page(worst);
+        for (;;) {
+            Page& page = pages_[current_];
+            uint8_t* base = page.memory.get();
+            const size_t header_at = align_offset(base, page.used, alignof(Header));
+            const size_t payload_at = align_offset(base, header_at + sizeof(Header), align);
+            const size_t end = payload_at + size;
+            if (end <= page.capacity) {
+                ::new (base + header_at) Header{run, drop, static_cast<uint32_t>(payload_at), static_cast<uint32_t>(end)};
+                page.used = end;
+                return base + payload_at;
+            }
+            // Move on to the next page that can hold the record, allocating one when none can.
+            if (current_ + 1 < pages_.size() && pages_[current_ + 1].capacity >= worst) {
+                ++current_;
+            } else {
+                if (current_ + 1 < pages_.size()) {
+                    // A kept page too small for this record: put a larger page in its place.
+                    pages_.erase(pages_.begin() + static_cast<std::ptrdiff_t>(current_ + 1));
+                }
+                add_page(worst, current_ + 1);
+                ++current_;
+            }
+        }
+    }
+
+    void add_page(size_t min_bytes, size_t at = 0) {
+        Page page;
+        page.capacity = min_bytes > PAGE_BYTES ? min_bytes : PAGE_BYTES;
+        ECS_ASSERT(page.capacity <= 0xFFFFFFFFu, "CommandQueue: payload larger than 4 GiB");
+        page.memory.reset(new uint8_t[page.capacity]);
+        pages_.insert(pages_.begin() + static_cast<std::ptrdiff_t>(at), std::move(page));
+    }
+
+    void reset() noexcept {
+        for (Page& p : pages_) p.used = 0;
+        current_ = 0;
+        count_ = 0;
+    }
+
+    std::vector<Page> pages_;
+    size_t current_ = 0;
+    size_t count_ = 0;
+    bool running_ = false;
+};
+
+} // namespace ecs::detail

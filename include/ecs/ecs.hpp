@@ -1,0 +1,19 @@
+/**
+ * @file ecs/ecs.hpp
+ * @brief Convenience header: includes every public header of the library.
+ */
+#pragma once
+
+#include "config.hpp"
+#include "entity.hpp"
+#include "component.hpp"
+#include "archetype.hpp"
+#include "world.hpp"
+#include "command_buffer.hpp"
+#include "prefab.hpp"
+#include "serialization.hpp"
+#include "system.hpp"
+#include "builtin/transform.hpp"
+#include "builtin/hierarchy.hpp"
+#include "builtin/hierarchy_ops.hpp"
+#include "builtin/transform_propagation.hpp"
