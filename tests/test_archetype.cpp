@@ -1,0 +1,188 @@
+// Storage (SPEC §2.2-§2.5): component ids, columns, chunk allocation, edges and bitsets.
+#include <ecs/archetype.hpp>
+#include <ecs/component.hpp>
+#include <ecs/world.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "counting.hpp"
+
+using ecs::Archetype;
+using ecs::Entity;
+using ecs::World;
+using Access = ecs::detail::WorldAccess;
+
+namespace {
+struct Position {
+    float x = 0, y = 0;
+};
+struct Velocity {
+    float x = 0, y = 0;
+};
+struct Tag {};
+struct OtherTag {};
+struct alignas(64) Wide {
+    float lanes[16];
+};
+struct alignas(32) Mid {
+    double d[4];
+};
+
+Archetype& archetype_of(const World& w, Entity e) {
+    return *Access::records(w)[e.index].archetype;
+}
+} // namespace
+
+TEST_CASE("component: ids are unique per type and ignore cv/ref", "[component]") {
+    const auto p = ecs::component_id<Position>();
+    const auto v = ecs::component_id<Velocity>();
+    CHECK(p != v);
+    CHECK(ecs::component_id<const Position>() == p);
+    CHECK(ecs::component_id<Position&>() == p);
+    CHECK(ecs::component_id<const volatile Position&>() == p);
+    CHECK(ecs::component_id<Position>() == p); // stable within the run
+}
+
+TEST_CASE("component: make_column captures size, alignment and operations", "[component]") {
+    const ecs::ComponentColumn c = ecs::make_column<std::string>();
+    CHECK(c.type_id == ecs::component_id<std::string>());
+    CHECK(c.elem_size == sizeof(std::string));
+    CHECK(c.elem_align == alignof(std::string));
+    CHECK_FALSE(c.trivially_relocatable);
+    CHECK(c.move != nullptr);
+    CHECK(c.destroy != nullptr);
+    CHECK(c.swap != nullptr);
+    alignas(std::string) unsigned char a[sizeof(std::string)];
+    alignas(std::string) unsigned char b[sizeof(std::string)];
+    alignas(std::string) unsigned char m[sizeof(std::string)];
+    auto* sa = ::new (static_cast<void*>(a)) std::string("short");
+    auto* sb = ::new (static_cast<void*>(b)) std::string("another rather long string, on the heap");
+    c.swap(a, b);
+    CHECK(*sa == "another rather long string, on the heap");
+    CHECK(*sb == "short");
+    c.move(m, b); // move-construct; the source stays alive
+    CHECK(*reinterpret_cast<std::string*>(m) == "short");
+    c.destroy(a);
+    c.destroy(b);
+    c.destroy(m);
+
+    const ecs::ComponentColumn t = ecs::make_column<Tag>();
+    CHECK(t.is_tag);
+    CHECK(t.elem_size == 0);
+    CHECK(t.data != nullptr);
+    const ecs::ComponentColumn e = ecs::make_column<ecs_test::CountedEmpty>();
+    CHECK_FALSE(e.is_tag); // empty but with user-written special members: real storage
+    CHECK(e.elem_size == sizeof(ecs_test::CountedEmpty));
+}
+
+TEST_CASE("component: the column factory registry builds columns from an id", "[component]") {
+    struct Registered {
+        int v;
+    };
+    const auto id = ecs::ensure_column_factory<Registered>();
+    CHECK(id == ecs::component_id<Registered>());
+    const ecs::ColumnFactory f = ecs::column_factory(id);
+    REQUIRE(f != nullptr);
+    CHECK(f().elem_size == sizeof(Registered));
+    CHECK(ecs::ensure_column_factory<Registered>() == id); // idempotent
+    CHECK(ecs::column_factory(ECS_MAX_COMPONENTS + 5) == nullptr);
+}
+
+TEST_CASE("archetype: type set is sorted and the bitset has one bit per type", "[archetype]") {
+    World w;
+    const Entity e = w.create_with(Velocity{}, Tag{}, Position{});
+    const Archetype& a = archetype_of(w, e);
+    CHECK(a.types.size() == 3);
+    CHECK(std::is_sorted(a.types.begin(), a.types.end()));
+    CHECK(a.mask.count() == 3);
+    CHECK(a.mask.test(ecs::component_id<Position>()));
+    CHECK(a.mask.test(ecs::component_id<Tag>()));
+    CHECK(a.columns.size() == 3);
+    for (size_t i = 0; i < a.types.size(); ++i) CHECK(a.columns[i].type_id == a.types[i]);
+}
+
+TEST_CASE("archetype: initial capacity is max(16, 16384 / row_size) and growth doubles", "[archetype]") {
+    World w;
+    const Entity e = w.create_with(Position{}, Velocity{}); // row_size 16
+    Archetype& a = archetype_of(w, e);
+    CHECK(a.row_size == 16);
+    CHECK(a.capacity() == 16384 / 16);
+    for (int i = 0; i < 1024; ++i) (void)w.create_with(Position{}, Velocity{});
+    CHECK(a.capacity() == 2048);
+
+    struct Huge {
+        char bytes[4096];
+    };
+    const Entity h = w.create_with(Huge{});
+    CHECK(archetype_of(w, h).capacity() == 16); // 16384 / 4096 = 4, floored at 16
+}
+
+TEST_CASE("archetype: one block, regions aligned to max(16, alignof)", "[archetype]") {
+    World w;
+    const Entity e = w.create_with(char{'a'}, Wide{}, Mid{}, Position{});
+    for (int i = 0; i < 100; ++i) (void)w.create_with(char{'b'}, Wide{}, Mid{}, Position{});
+    const Archetype& a = archetype_of(w, e);
+    uintptr_t lo = UINTPTR_MAX;
+    uintptr_t hi = 0;
+    for (const ecs::ComponentColumn& c : a.columns) {
+        const auto addr = reinterpret_cast<uintptr_t>(c.data);
+        CHECK(addr % std::max<size_t>(16, c.elem_align) == 0);
+        lo = std::min(lo, addr);
+        hi = std::max(hi, addr + a.capacity() * c.elem_size);
+    }
+    CHECK(hi - lo <= a.block_bytes()); // all regions inside one block
+    CHECK(a.block_bytes() >= a.capacity() * a.row_size);
+}
+
+TEST_CASE("archetype: tags occupy no column bytes", "[archetype]") {
+    World w;
+    const Entity plain = w.create_with(Position{});
+    const Entity tagged = w.create_with(Position{}, Tag{}, OtherTag{});
+    CHECK(archetype_of(w, tagged).row_size == archetype_of(w, plain).row_size);
+    const Entity only_tags = w.create_with(Tag{});
+    CHECK(archetype_of(w, only_tags).block_bytes() == 0);
+    CHECK(w.has<Tag>(only_tags));
+    w.add(plain, Tag{});
+    CHECK(archetype_of(w, plain).row_size == sizeof(Position)); // adding a tag adds no bytes
+    CHECK(w.get<Position>(plain).x == 0);
+}
+
+TEST_CASE("archetype: the edge cache links add and remove neighbours", "[archetype]") {
+    World w;
+    const Entity e = w.create_with(Position{});
+    Archetype* p = &archetype_of(w, e);
+    w.add(e, Velocity{});
+    Archetype* pv = &archetype_of(w, e);
+    const auto vid = ecs::component_id<Velocity>();
+    CHECK(p->edge(vid).add == pv);
+    CHECK(pv->edge(vid).remove == p);
+    const size_t archetypes = w.archetype_count();
+    const Entity f = w.create_with(Position{});
+    w.add(f, Velocity{}); // through the cached edge: no new archetype
+    CHECK(&archetype_of(w, f) == pv);
+    w.remove<Velocity>(f);
+    CHECK(&archetype_of(w, f) == p);
+    CHECK(w.archetype_count() == archetypes);
+}
+
+TEST_CASE("archetype: entity vector and columns stay parallel, records consistent", "[archetype]") {
+    World w;
+    std::vector<Entity> es;
+    for (int i = 0; i < 500; ++i) {
+        es.push_back(w.create_with(Position{float(i), 0}));
+        if (i % 3 == 0) w.add(es.back(), Velocity{});
+        if (i % 7 == 0) w.destroy(es[size_t(i / 2)]);
+    }
+    for (const auto& a : Access::archetypes(w)) {
+        for (size_t row = 0; row < a->size(); ++row) {
+            const ecs::EntityRecord& r = Access::records(w)[a->entities[row].index];
+            CHECK(r.archetype == a.get());
+            CHECK(r.row == row);
+        }
+    }
+    CHECK(w.check_invariants());
+}

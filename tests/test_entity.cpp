@@ -1,0 +1,123 @@
+// Entity handles (SPEC §2.1): equality, hashing, INVALID_ENTITY, generations and the free list.
+#include <ecs/entity.hpp>
+#include <ecs/world.hpp>
+
+#include <set>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "catch.hpp"
+
+using ecs::Entity;
+using ecs::World;
+
+TEST_CASE("entity: handles compare by index and generation", "[entity]") {
+    const Entity a{3, 1};
+    const Entity b{3, 1};
+    const Entity c{3, 2};
+    const Entity d{4, 1};
+    CHECK(a == b);
+    CHECK_FALSE(a != b);
+    CHECK(a != c);
+    CHECK(a != d);
+    CHECK(a < c);
+    CHECK(c < d);
+    STATIC_REQUIRE(std::is_trivially_copyable_v<Entity>);
+    STATIC_REQUIRE(sizeof(Entity) == 8);
+}
+
+TEST_CASE("entity: INVALID_ENTITY is {0,0} and never alive", "[entity]") {
+    STATIC_REQUIRE(ecs::INVALID_ENTITY.index == 0);
+    STATIC_REQUIRE(ecs::INVALID_ENTITY.generation == 0);
+    World w;
+    CHECK_FALSE(w.alive(ecs::INVALID_ENTITY));
+    CHECK_FALSE(w.alive(Entity{0, 1})); // slot 0 is reserved, whatever the generation
+    for (int i = 0; i < 100; ++i) {
+        const Entity e = w.create();
+        CHECK(e.index != 0);
+        CHECK(e != ecs::INVALID_ENTITY);
+    }
+    CHECK_FALSE(w.alive(ecs::INVALID_ENTITY));
+    CHECK(w.check_invariants());
+}
+
+TEST_CASE("entity: EntityHash and std::hash spread handles and agree", "[entity]") {
+    std::unordered_set<size_t> hashes;
+    for (uint32_t i = 0; i < 1000; ++i)
+        for (uint32_t g = 0; g < 4; ++g) hashes.insert(ecs::EntityHash{}(Entity{i, g}));
+    CHECK(hashes.size() == 4000);
+    CHECK(ecs::EntityHash{}(Entity{7, 9}) == std::hash<Entity>{}(Entity{7, 9}));
+    std::unordered_map<Entity, int, ecs::EntityHash> by_entity;
+    by_entity[Entity{1, 1}] = 5;
+    by_entity[Entity{1, 2}] = 6;
+    CHECK(by_entity.size() == 2);
+    CHECK(by_entity.at(Entity{1, 1}) == 5);
+}
+
+TEST_CASE("entity: destroy bumps the generation and recycles the index", "[entity]") {
+    World w;
+    const Entity a = w.create();
+    const Entity b = w.create();
+    CHECK(a.index != b.index);
+    w.destroy(a);
+    CHECK_FALSE(w.alive(a));
+    CHECK(w.alive(b));
+    const Entity c = w.create();
+    CHECK(c.index == a.index);            // free list reuses the slot
+    CHECK(c.generation == a.generation + 1);
+    CHECK(w.alive(c));
+    CHECK_FALSE(w.alive(a));              // the stale handle does not alias the new entity
+    CHECK(w.check_invariants());
+}
+
+TEST_CASE("entity: free list is last-in first-out", "[entity]") {
+    World w;
+    Entity e[4];
+    for (auto& x : e) x = w.create();
+    w.destroy(e[1]);
+    w.destroy(e[3]);
+    CHECK(w.create().index == e[3].index);
+    CHECK(w.create().index == e[1].index);
+    CHECK(w.create().index > e[3].index); // free list empty again: a new slot
+}
+
+TEST_CASE("entity: generations never decrease over many reuses of one slot", "[entity]") {
+    World w;
+    Entity e = w.create();
+    const uint32_t index = e.index;
+    std::set<uint32_t> seen{e.generation};
+    for (int i = 0; i < 1000; ++i) {
+        w.destroy(e);
+        const Entity next = w.create();
+        REQUIRE(next.index == index);
+        REQUIRE(next.generation > e.generation);
+        seen.insert(next.generation);
+        e = next;
+    }
+    CHECK(seen.size() == 1001);
+}
+
+TEST_CASE("entity: stale and out-of-range handles are safe everywhere they are not a precondition", "[entity]") {
+    World w;
+    const Entity a = w.create_with<int>(1);
+    w.destroy(a);
+    const Entity b = w.create_with<int>(2); // reuses a's slot
+    REQUIRE(b.index == a.index);
+    const Entity far{123456, 1};
+    for (Entity bad : {a, far, ecs::INVALID_ENTITY}) {
+        CHECK_FALSE(w.alive(bad));
+        CHECK_FALSE(w.has<int>(bad));
+        CHECK(w.try_get<int>(bad) == nullptr);
+        w.add(bad, 5.0);
+        w.add(bad, 9);
+        w.remove<int>(bad);
+        w.destroy(bad);
+    }
+    // None of that touched the entity now living in a's slot.
+    CHECK(w.alive(b));
+    CHECK(w.get<int>(b) == 2);
+    CHECK_FALSE(w.has<double>(b));
+    CHECK(w.count() == 1);
+    CHECK(w.check_invariants());
+}
