@@ -80,13 +80,14 @@ public:
             const ComponentColumn& c = columns.back();
             row_size += c.elem_size;
             if (c.elem_align > block_align) block_align = c.elem_align;
+            if (!c.trivially_relocatable) all_trivial = false;
         }
     }
     Archetype(const Archetype&) = delete;
     Archetype& operator=(const Archetype&) = delete;
 
     ~Archetype() {
-        for (size_t row = 0; row < entities.size(); ++row) destroy_row(row);
+        destroy_all_rows();
         free_block(block, block_align);
     }
 
@@ -121,6 +122,7 @@ public:
 
     /// Destroys every component at `row` (the row itself stays until remove_hole).
     void destroy_row(size_t row) noexcept {
+        if (all_trivial) return;
         for (ComponentColumn& c : columns) c.destroy_at(c.at(row));
     }
 
@@ -144,7 +146,7 @@ public:
 
     /// Destroys every row (entities included); keeps the block for reuse.
     void clear() noexcept {
-        for (size_t row = 0; row < entities.size(); ++row) destroy_row(row);
+        destroy_all_rows();
         entities.clear();
     }
 
@@ -170,8 +172,17 @@ public:
     std::array<uint16_t, ECS_MAX_COMPONENTS> column_index{}; ///< component id -> column, or NO_COLUMN
     uint32_t id = 0;                        ///< position in the world's archetype list
     size_t row_size = 0;                    ///< sum of the columns' strides
+    bool all_trivial = true;                ///< every column is trivially copyable (no destructor to run)
 
 private:
+    void destroy_all_rows() noexcept {
+        if (all_trivial) return;
+        for (ComponentColumn& c : columns) {
+            if (c.trivially_relocatable) continue;
+            for (size_t row = 0; row < entities.size(); ++row) c.destroy(c.at(row));
+        }
+    }
+
     void grow() { reallocate(capacity_ ? capacity_ * 2 : initial_capacity()); }
 
     static size_t align_up(size_t v, size_t a) noexcept { return (v + a - 1) / a * a; }

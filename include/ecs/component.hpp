@@ -129,12 +129,24 @@ struct ComponentColumn {
     /// Moves the object at `src` into uninitialised `dst` and ends the life of `src`.
     void relocate(void* dst, void* src) const noexcept {
         if (trivially_relocatable) {
-            if (elem_size != 0) std::memcpy(dst, src, elem_size);
+            copy_bytes(dst, src, elem_size);
         } else {
             move(dst, src);
             destroy(src);
         }
     }
+    /// memcpy with the common small strides spelled out, so the compiler inlines them.
+    static void copy_bytes(void* dst, const void* src, size_t n) noexcept {
+        switch (n) {
+        case 0: return;
+        case 4: std::memcpy(dst, src, 4); return;
+        case 8: std::memcpy(dst, src, 8); return;
+        case 12: std::memcpy(dst, src, 12); return;
+        case 16: std::memcpy(dst, src, 16); return;
+        default: std::memcpy(dst, src, n); return;
+        }
+    }
+
     /// Runs the destructor at `p` unless the type has nothing to destroy.
     void destroy_at(void* p) const noexcept {
         if (!trivially_relocatable) destroy(p);
@@ -176,11 +188,12 @@ inline std::atomic<ColumnFactory> column_factories[ECS_MAX_COMPONENTS] = {};
  */
 template <typename T>
 ComponentTypeID ensure_column_factory() noexcept {
-    const ComponentTypeID id = component_id<T>();
-    if (id < ECS_MAX_COMPONENTS) {
-        auto& slot = detail::column_factories[id];
-        if (slot.load(std::memory_order_acquire) == nullptr) slot.store(&make_column<T>, std::memory_order_release);
-    }
+    // Registered once per type (thread-safe static initialisation); later calls cost a guard check.
+    static const ComponentTypeID id = [] {
+        const ComponentTypeID tid = component_id<T>();
+        if (tid < ECS_MAX_COMPONENTS) detail::column_factories[tid].store(&make_column<T>, std::memory_order_release);
+        return tid;
+    }();
     return id;
 }
 

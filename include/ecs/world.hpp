@@ -616,9 +616,14 @@ private:
     }
 
     template <typename... Ts>
-    Archetype* pack_archetype() {
+    ECS_FORCEINLINE Archetype* pack_archetype() {
         const uint32_t slot = detail::pack_slot<Ts...>();
         if (ECS_LIKELY(slot < pack_cache_.size() && pack_cache_[slot] != nullptr)) return pack_cache_[slot];
+        return pack_archetype_slow<Ts...>(slot);
+    }
+
+    template <typename... Ts>
+    Archetype* pack_archetype_slow(uint32_t slot) {
         TypeSet types{ensure_column_factory<Ts>()...};
         std::sort(types.begin(), types.end());
         Archetype* arch = find_or_create_archetype(types);
