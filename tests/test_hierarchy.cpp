@@ -2,7 +2,11 @@
 // The assertion paths (self-parenting, cycles, calls during iteration) are in tests/assert/.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <new>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include <ecs/builtin/hierarchy.hpp>
@@ -371,4 +375,32 @@ TEST_CASE("hierarchy: random edits keep both sides in sync", "[hierarchy]") {
         if (step % 100 == 0) REQUIRE(hierarchy_consistent(w));
     }
     CHECK(hierarchy_consistent(w));
+}
+
+TEST_CASE("hierarchy: Children snapshot functions round-trip and reject truncation", "[hierarchy]") {
+    const Children original{{Entity{3, 1}, Entity{70000, 9}, Entity{5, 0xFFFFFFFFu}}};
+    std::stringstream stream;
+    ecs::write_children(stream, &original);
+    const std::string bytes = stream.str();
+    CHECK(bytes.size() == 4 + 3 * 8);
+    CHECK(bytes[0] == 3); // little-endian count
+
+    alignas(Children) unsigned char storage[sizeof(Children)];
+    {
+        std::istringstream in(bytes);
+        ecs::read_children(in, storage);
+        REQUIRE(!in.fail());
+        Children* restored = std::launder(reinterpret_cast<Children*>(storage));
+        CHECK(restored->entities == original.entities);
+        restored->~Children();
+    }
+    for (size_t cut = 0; cut < bytes.size(); ++cut) {
+        std::istringstream in(bytes.substr(0, cut));
+        ecs::read_children(in, storage); // constructs nothing on failure: nothing to destroy
+        CHECK(in.fail());
+    }
+    // A huge count with no entries behind it fails without allocating for the count.
+    std::istringstream huge(std::string("\xFF\xFF\xFF\xFF", 4));
+    ecs::read_children(huge, storage);
+    CHECK(huge.fail());
 }
