@@ -54,8 +54,9 @@ namespace ecs::detail {
 
 /// Checks a precondition that the library can also honour by refusing the operation: asserts when
 /// assertions are on, and in every build evaluates to whether `cond` holds, so callers can bail out
-/// and leave the world as it was.
-#define ECS_CHECK(cond, msg) ((cond) ? true : (ECS_ASSERT((cond), msg), false))
+/// and leave the world as it was. ECS_ASSERT runs inside a lambda body, so a user-defined ECS_ASSERT
+/// may be an expression or a statement (`do { ... } while (0)`, `if (!(c)) throw ...;`).
+#define ECS_CHECK(cond, msg) ((cond) ? true : ([&]() { ECS_ASSERT(cond, msg); }(), false))
 
 #if defined(__GNUC__) || defined(__clang__)
 #  define ECS_LIKELY(x) __builtin_expect(!!(x), 1)

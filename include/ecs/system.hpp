@@ -17,10 +17,12 @@
 
 namespace ecs {
 
+/// A system: any callable taking the world.
+using SystemFunc = std::function<void(World&)>;
+
 class SystemRegistry {
 public:
-    /// A system: any callable taking the world.
-    using SystemFunc = std::function<void(World&)>;
+    using SystemFunc = ecs::SystemFunc;
 
     /// @brief Appends a system; it runs after every system added before it.
     void add(std::string name, SystemFunc fn) { systems_.push_back(Entry{std::move(name), std::move(fn)}); }

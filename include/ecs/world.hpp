@@ -239,7 +239,7 @@ public:
      * Invalidated by any structural change to `e`'s archetype.
      */
     template <typename T>
-    [[nodiscard]] T& get(Entity e) noexcept {
+    [[nodiscard]] T& get(Entity e) {
         using C = detail::bare_t<T>;
 #if ECS_ASSERT_ENABLED
         if (!ECS_CHECK(alive(e), "World::get: entity is not alive")) return detail::fallback_object<T>();
@@ -250,7 +250,7 @@ public:
         return detail::element(column_data<T>(*r.archetype), r.row);
     }
     template <typename T>
-    [[nodiscard]] const T& get(Entity e) const noexcept {
+    [[nodiscard]] const T& get(Entity e) const {
         return const_cast<World*>(this)->get<const T>(e);
     }
 
@@ -441,7 +441,7 @@ public:
     }
     /// @brief The resource of type `T`. @pre It exists (asserted).
     template <typename T>
-    [[nodiscard]] T& resource() noexcept {
+    [[nodiscard]] T& resource() {
         T* p = try_resource<T>();
         if (!ECS_CHECK(p != nullptr, "World::resource: resource does not exist")) return detail::fallback_object<T>();
         return *p;

@@ -77,12 +77,21 @@ public:
     void run_all(void* context) {
         if (running_) return;
         running_ = true;
-        for (size_t p = 0; p < pages_.size() && p <= current_; ++p) {
-            size_t offset = 0;
-            while (offset < pages_[p].used) {
-                uint8_t* base = pages_[p].memory.get();
-                Header header = *reinterpret_cast<Header*>(base + offset);
-                offset = header.next;
+        // If a command (or a hook it fires) throws, the records not yet run are dropped and the queue
+        // is reset, so it stays usable and leaks nothing.
+        struct Unwind {
+            CommandQueue& q;
+            ~Unwind() {
+                if (q.running_) q.drop_from(q.run_page_, q.run_offset_);
+                q.running_ = false;
+            }
+        } unwind{*this};
+        for (run_page_ = 0; run_page_ < pages_.size() && run_page_ <= current_; ++run_page_) {
+            run_offset_ = align_offset(pages_[run_page_].memory.get(), 0, alignof(Header));
+            while (run_offset_ < pages_[run_page_].used) {
+                uint8_t* base = pages_[run_page_].memory.get();
+                const Header header = *reinterpret_cast<Header*>(base + run_offset_);
+                run_offset_ = header.next;
                 --count_;
                 header.run(context, base + header.payload);
             }
@@ -92,9 +101,22 @@ public:
     }
 
     /// Destroys every unexecuted payload without executing it; keeps the pages.
-    void clear() noexcept {
-        for (size_t p = 0; p < pages_.size() && p <= current_; ++p) {
-            size_t offset = 0;
+    void clear() noexcept { drop_from(0, 0); }
+
+    /// Bytes of page memory held (for diagnostics).
+    [[nodiscard]] size_t capacity_bytes() const noexcept {
+        size_t total = 0;
+        for (const Page& p : pages_) total += p.capacity;
+        return total;
+    }
+
+private:
+    /// Destroys the payloads of every record from (page, offset) on, then resets the queue.
+    void drop_from(size_t first_page, size_t first_offset) noexcept {
+        for (size_t p = first_page; p < pages_.size() && p <= current_; ++p) {
+            size_t offset = p == first_page && first_offset != 0
+                                ? first_offset
+                                : align_offset(pages_[p].memory.get(), 0, alignof(Header));
             while (offset < pages_[p].used) {
                 uint8_t* base = pages_[p].memory.get();
                 const Header header = *reinterpret_cast<Header*>(base + offset);
@@ -105,19 +127,11 @@ public:
         reset();
     }
 
-    /// Bytes of page memory held (for diagnostics).
-    [[nodiscard]] size_t capacity_bytes() const noexcept {
-        size_t total = 0;
-        for (const Page& p : pages_) total += p.capacity;
-        return total;
-    }
-
-private:
     struct Header {
         RunFn run;
         DropFn drop;
         uint32_t payload; ///< offset of the payload within the page
-        uint32_t next;    ///< offset of the next record within the page
+        uint32_t next;    ///< offset of the next record's (aligned) header within the page
     };
     struct Page {
         std::unique_ptr<uint8_t[]> memory;
@@ -127,9 +141,11 @@ private:
 
     template <typename Context, typename P>
     static void run_thunk(void* context, void* payload) {
-        P* p = static_cast<P*>(payload);
-        p->run(*static_cast<Context*>(context));
-        p->~P();
+        struct Destroy {
+            P* p;
+            ~Destroy() { p->~P(); } // also when run() throws
+        } guard{static_cast<P*>(payload)};
+        guard.p->run(*static_cast<Context*>(context));
     }
     template <typename P>
     static void drop_thunk(void* payload) noexcept {
@@ -152,7 +168,10 @@ private:
             const size_t payload_at = align_offset(base, header_at + sizeof(Header), align);
             const size_t end = payload_at + size;
             if (end <= page.capacity) {
-                ::new (base + header_at) Header{run, drop, static_cast<uint32_t>(payload_at), static_cast<uint32_t>(end)};
+                // `next` is where the following record's header will start (aligned), not the end of
+                // this payload: readers compare it with `used` and read a header only below it.
+                const size_t next = align_offset(base, end, alignof(Header));
+                ::new (base + header_at) Header{run, drop, static_cast<uint32_t>(payload_at), static_cast<uint32_t>(next)};
                 page.used = end;
                 return base + payload_at;
             }
@@ -188,6 +207,8 @@ private:
     size_t current_ = 0;
     size_t count_ = 0;
     bool running_ = false;
+    size_t run_page_ = 0;   ///< position of the next record to run, while running
+    size_t run_offset_ = 0;
 };
 
 } // namespace ecs::detail
