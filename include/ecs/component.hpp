@@ -112,16 +112,17 @@ struct ComponentColumn {
     /// input by setting the stream's failbit (and then constructs nothing).
     using DeserializeFunc = void (*)(std::istream& in, void* storage);
 
+    // Hot fields first: migration and swap-remove read only these (one cache line per column).
     uint8_t* data = nullptr;          ///< first element; for tags, the type's single static object
     size_t elem_size = 0;             ///< stride in bytes (0 for tags)
-    size_t elem_align = 1;            ///< alignof(T)
-    size_t type_size = 0;             ///< sizeof(T) (differs from elem_size only for tags)
     ComponentTypeID type_id = INVALID_COMPONENT_ID;
+    bool trivially_relocatable = false; ///< moves may be memcpy and destruction is a no-op
+    bool is_tag = false;                ///< stored without bytes (see detail::is_tag_v)
     MoveFunc move = nullptr;
     DestroyFunc destroy = nullptr;
     SwapFunc swap = nullptr;
-    bool trivially_relocatable = false; ///< moves may be memcpy and destruction is a no-op
-    bool is_tag = false;                ///< stored without bytes (see detail::is_tag_v)
+    size_t elem_align = 1;            ///< alignof(T)
+    size_t type_size = 0;             ///< sizeof(T) (differs from elem_size only for tags)
 
     /// Address of row `row`.
     [[nodiscard]] void* at(size_t row) const noexcept { return data + row * elem_size; }
