@@ -202,3 +202,18 @@ TEST_CASE("query: each<> with no types visits every live entity", "[query]") {
     w.each<>([&](Entity) { ++n; });
     CHECK(n == 3);
 }
+
+TEST_CASE("query: each also accepts a callback without the entity (addition)", "[query]") {
+    World w;
+    for (int i = 0; i < 4; ++i) (void)w.create_with(Position{1, 0}, Velocity{2, 0});
+    w.each<Position, const Velocity>([](Position& p, const Velocity& v) { p.x += v.x; });
+    float sum = 0;
+    w.each<Position>(Exclude<Dead>{}, [&](const Position& p) { sum += p.x; });
+    CHECK(sum == 12.f);
+    int generic = 0;
+    w.each<Position, Velocity>([&](auto e, auto& p, auto&) { // generic lambda with the entity
+        static_assert(std::is_same_v<decltype(e), Entity>, "entity first");
+        generic += int(p.x);
+    });
+    CHECK(generic == 12);
+}

@@ -368,19 +368,20 @@ public:
 
     /**
      * @brief Calls `fn(Entity, Ts&...)` for every entity having all of `{Ts...}`. `const T` gives
-     *        read-only access. Archetype order, then row order.
+     *        read-only access. Archetype order, then row order. **Addition:** a callback taking only
+     *        `(Ts&...)` is accepted too (as each_no_entity).
      * @pre `fn` makes no structural change (asserted and refused); use deferred().
      * Matching archetypes come from a per-world cache slot for this signature: a stable world does no
      * archetype matching, hashing or allocation here.
      */
     template <typename... Ts, typename Func>
     void each(Func&& fn) {
-        run_query<true, Ts...>(query<detail::TypeList<Ts...>, detail::TypeList<>>(), fn);
+        run_query<takes_entity<Func, Ts...>(), Ts...>(query<detail::TypeList<Ts...>, detail::TypeList<>>(), fn);
     }
     /// @brief As each(fn), skipping archetypes that have any of `{Ex...}`.
     template <typename... Ts, typename... Ex, typename Func>
     void each(Exclude<Ex...>, Func&& fn) {
-        run_query<true, Ts...>(query<detail::TypeList<Ts...>, detail::TypeList<Ex...>>(), fn);
+        run_query<takes_entity<Func, Ts...>(), Ts...>(query<detail::TypeList<Ts...>, detail::TypeList<Ex...>>(), fn);
     }
     /// @brief As each(fn), calling `fn(Ts&...)` without the entity.
     template <typename... Ts, typename Func>
@@ -754,6 +755,16 @@ private:
             q.scanned = archetypes_.size();
         }
         return q;
+    }
+
+    /// Whether an `each` callback wants the entity first; a callback fitting neither form is a
+    /// compile-time error with a readable message.
+    template <typename Func, typename... Ts>
+    static constexpr bool takes_entity() {
+        constexpr bool with = std::is_invocable_v<Func&, Entity, Ts&...>;
+        static_assert(with || std::is_invocable_v<Func&, Ts&...>,
+                      "World::each<Ts...>: the callback must be callable as fn(Entity, Ts&...) or fn(Ts&...)");
+        return with;
     }
 
     template <bool WithEntity, typename... Ts, typename Func>
