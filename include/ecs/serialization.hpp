@@ -1,0 +1,1006 @@
+/**
+ * @file ecs/serialization.hpp
+ * @brief Stable component names and binary world snapshots (SPEC §3.10).
+ *
+ * Component ids depend on the order in which a program first uses its types, so a snapshot names
+ * its component types with strings given by register_component<T>(name). serialize() writes every
+ * entity of a World (alive and dead slots, generations, free list, component values, archetype
+ * structure) to a std::ostream; deserialize() rebuilds it in an empty World.
+ *
+ * The byte layout is described in docs/snapshot-format.md. In short: every integer of the framing
+ * is little-endian and fixed width on every host; component payloads are whatever the registered
+ * serialize functions write. For trivially copyable types registered without functions, that is
+ * the object representation (memcpy), written and read one column at a time: such snapshots move
+ * between hosts that share the types' layout and byte order (in practice: any little-endian
+ * 64-bit platform with the same compiler ABI).
+ *
+ * A malformed snapshot is data, not a precondition: deserialize() returns a DeserializeResult naming
+ * the problem and its byte offset, and leaves the target world as it was (empty and valid).
+ *
+ * Process-wide state in this header: the component name registry, shared by every World and every
+ * thread. It is a function-local static guarded by a std::mutex, so registration and lookups are
+ * safe from several threads at once (registration is expected to be rare: at start-up).
+ */
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <ios>
+#include <istream>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <streambuf>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "world.hpp"
+
+namespace ecs {
+
+/// Longest component name register_component() accepts and a snapshot may carry, in bytes.
+inline constexpr size_t MAX_COMPONENT_NAME_LENGTH = 1024;
+
+/// Snapshot format version written by serialize(); deserialize() accepts exactly this version.
+inline constexpr uint32_t SNAPSHOT_FORMAT_VERSION = 1;
+
+namespace detail {
+
+/// What the registry knows about one component type.
+struct ComponentRegistration {
+    std::string name;
+    ComponentColumn::SerializeFunc serialize = nullptr;     ///< nullptr for tags (no bytes)
+    ComponentColumn::DeserializeFunc deserialize = nullptr; ///< nullptr for tags
+    uint32_t element_size = 0; ///< column stride: sizeof(T), or 0 for tags
+    bool bulk = false;         ///< the functions are the generated memcpy ones: columns move as one block
+};
+
+/**
+ * Process-wide name <-> id table. Entries are never removed or modified after insertion, so a
+ * pointer or reference handed out stays valid (and needs no lock to read) for the whole program.
+ */
+class ComponentRegistry {
+public:
+    enum class Outcome : uint8_t { added, unchanged, name_taken, type_has_other_name };
+
+    Outcome add(ComponentTypeID id, ComponentRegistration entry) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto by_id = by_id_.find(id);
+        if (by_id != by_id_.end())
+            return by_id->second->name == entry.name ? Outcome::unchanged : Outcome::type_has_other_name;
+        if (by_name_.find(entry.name) != by_name_.end()) return Outcome::name_taken;
+        auto stored = std::make_unique<ComponentRegistration>(std::move(entry));
+        by_name_.emplace(stored->name, id);
+        by_id_.emplace(id, std::move(stored));
+        return Outcome::added;
+    }
+
+    /// Registration of `id`, or nullptr.
+    [[nodiscard]] const ComponentRegistration* find(ComponentTypeID id) const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = by_id_.find(id);
+        return it == by_id_.end() ? nullptr : it->second.get();
+    }
+
+    /// Registration named `name` (its id in `id`), or nullptr.
+    [[nodiscard]] const ComponentRegistration* find(const std::string& name, ComponentTypeID& id) const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = by_name_.find(name);
+        if (it == by_name_.end()) return nullptr;
+        id = it->second;
+        return by_id_.find(it->second)->second.get();
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::unordered_map<ComponentTypeID, std::unique_ptr<ComponentRegistration>> by_id_;
+    std::unordered_map<std::string, ComponentTypeID> by_name_;
+};
+
+/// The one registry of the process (constructed on first use, thread-safe).
+inline ComponentRegistry& component_registry() {
+    static ComponentRegistry registry;
+    return registry;
+}
+
+/// Generated serializer of trivially copyable `T`: its object representation.
+template <typename T>
+void memcpy_serialize(std::ostream& out, const void* component) {
+    out.write(static_cast<const char*>(component), static_cast<std::streamsize>(sizeof(T)));
+}
+
+/// Generated deserializer of trivially copyable `T`; a short read sets failbit.
+template <typename T>
+void memcpy_deserialize(std::istream& in, void* storage) {
+    in.read(static_cast<char*>(storage), static_cast<std::streamsize>(sizeof(T)));
+}
+
+} // namespace detail
+
+/**
+ * @brief Gives component type `T` the stable name `name`, used by snapshots to identify it.
+ *
+ * Also records `T`'s column factory, so archetypes holding `T` can be built from its id alone.
+ * Trivially copyable types may omit both functions: memcpy-based ones are generated, and columns of
+ * such types are written and read as one block. Tags (empty types stored without bytes) need no
+ * functions either. Re-registering the same name for the same type does nothing (the first
+ * functions stay).
+ *
+ * @param name  Non-empty, at most MAX_COMPONENT_NAME_LENGTH bytes; copied.
+ * @param ser   Writes one `T` to the stream; may set failbit to report an error.
+ * @param deser Placement-constructs one `T` in uninitialised storage from the stream; on malformed
+ *              input sets the stream's failbit and constructs nothing. It reads from a stream that
+ *              ends where the column's bytes end, and must consume exactly what `ser` wrote. Data
+ *              read from a snapshot may be hostile: read variable-length data in bounded chunks
+ *              rather than trusting a length prefix with one big allocation.
+ * @pre `name` is not used by another type, and `T` is not registered under another name.
+ * @pre `T` is trivially copyable or a tag, or both `ser` and `deser` are given (never only one).
+ * @pre Fewer than ECS_MAX_COMPONENTS component types are in use.
+ * A broken precondition asserts; with a recording ECS_ASSERT the registration is refused.
+ * Thread-safe.
+ */
+template <typename T>
+void register_component(const char* name, ComponentColumn::SerializeFunc ser = nullptr,
+                        ComponentColumn::DeserializeFunc deser = nullptr) {
+    static_assert(std::is_same_v<T, detail::bare_t<T>>, "register_component: T must not be cv-qualified or a reference");
+    static_assert(sizeof(T) <= 0xFFFFFFFFu, "register_component: component type larger than 4 GiB");
+    const ComponentTypeID id = ensure_column_factory<T>();
+    if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "register_component: too many component types (raise ECS_MAX_COMPONENTS)"))
+        return;
+    if (!ECS_CHECK(name != nullptr && name[0] != '\0', "register_component: name must be a non-empty string")) return;
+    if (!ECS_CHECK(std::strlen(name) <= MAX_COMPONENT_NAME_LENGTH,
+                   "register_component: name longer than MAX_COMPONENT_NAME_LENGTH bytes"))
+        return;
+    if (!ECS_CHECK((ser == nullptr) == (deser == nullptr),
+                   "register_component: pass both a serialize and a deserialize function, or neither"))
+        return;
+
+    detail::ComponentRegistration entry;
+    entry.name = name;
+    if constexpr (detail::is_tag_v<T>) {
+        entry.element_size = 0; // a tag's column has no bytes: nothing to (de)serialize
+    } else {
+        entry.element_size = static_cast<uint32_t>(sizeof(T));
+        if (ser == nullptr) {
+            if constexpr (std::is_trivially_copyable_v<T>) {
+                ser = &detail::memcpy_serialize<T>;
+                deser = &detail::memcpy_deserialize<T>;
+                entry.bulk = true;
+            } else {
+                if (!ECS_CHECK(ser != nullptr, "register_component: T is not trivially copyable, so it needs explicit "
+                                               "serialize and deserialize functions"))
+                    return;
+            }
+        }
+        entry.serialize = ser;
+        entry.deserialize = deser;
+    }
+    using Outcome = detail::ComponentRegistry::Outcome;
+    const Outcome outcome = detail::component_registry().add(id, std::move(entry));
+    // Asserts run outside the registry lock: a recording handler may call back into the registry.
+    ECS_ASSERT(outcome != Outcome::name_taken, "register_component: name already registered for another type");
+    ECS_ASSERT(outcome != Outcome::type_has_other_name, "register_component: type already registered under another name");
+    (void)outcome;
+}
+
+/**
+ * @brief Id of the component type registered as `name`.
+ * @pre Such a type is registered (asserted; returns INVALID_COMPONENT_ID otherwise). Thread-safe.
+ */
+[[nodiscard]] inline ComponentTypeID component_id_by_name(const std::string& name) {
+    ComponentTypeID id = INVALID_COMPONENT_ID;
+    const bool found = detail::component_registry().find(name, id) != nullptr;
+    if (!ECS_CHECK(found, "component_id_by_name: no component type is registered under this name"))
+        return INVALID_COMPONENT_ID;
+    return id;
+}
+
+/**
+ * @brief Name under which component type `id` was registered. The reference stays valid for the
+ *        rest of the program.
+ * @pre `id` is registered (asserted; returns a reference to an empty string otherwise). Thread-safe.
+ */
+[[nodiscard]] inline const std::string& component_name(ComponentTypeID id) {
+    static const std::string unregistered;
+    const detail::ComponentRegistration* entry = detail::component_registry().find(id);
+    if (!ECS_CHECK(entry != nullptr, "component_name: component type is not registered")) return unregistered;
+    return entry->name;
+}
+
+/// @brief True when component type `id` has been given a name by register_component. Thread-safe.
+[[nodiscard]] inline bool component_registered(ComponentTypeID id) {
+    return detail::component_registry().find(id) != nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------------------------------
+
+/// What deserialize() found wrong. `none` means success.
+enum class DeserializeError : uint8_t {
+    none = 0,
+    target_not_empty,      ///< the target world has live entities (precondition; also asserted)
+    target_iterating,      ///< called during a query on the target world (precondition; also asserted)
+    truncated,             ///< the input ends (or is unreadable) before the snapshot does
+    bad_magic,             ///< the first four bytes are not "ECS\0"
+    unsupported_version,   ///< a format version this build cannot read
+    bad_name,              ///< a component name of length 0 or above MAX_COMPONENT_NAME_LENGTH
+    unknown_component,     ///< a component name no type is registered under
+    element_size_mismatch, ///< a component's element size differs from the registered type's
+    duplicate_component,   ///< one archetype lists the same component twice
+    duplicate_archetype,   ///< two archetype blocks with the same component set
+    bad_count,             ///< counts that do not add up (slot count 0, rows or free slots vs slots...)
+    entity_out_of_range,   ///< a row names slot 0 or a slot beyond the slot count
+    duplicate_entity,      ///< two rows name the same slot
+    bad_generation,        ///< generation 0, slot 0 not at 1, or a row disagreeing with the slot table
+    bad_free_list,         ///< the free list names slot 0, a slot out of range, a live slot or a slot twice
+    column_size_mismatch,  ///< a column's byte length disagrees with its rows
+    deserializer_failed,   ///< a component's deserialize function set failbit
+};
+
+/// @brief Short English name of `error` ("truncated", ...).
+[[nodiscard]] constexpr const char* to_string(DeserializeError error) noexcept {
+    switch (error) {
+    case DeserializeError::none: return "none";
+    case DeserializeError::target_not_empty: return "target world not empty";
+    case DeserializeError::target_iterating: return "target world is iterating";
+    case DeserializeError::truncated: return "truncated";
+    case DeserializeError::bad_magic: return "bad magic";
+    case DeserializeError::unsupported_version: return "unsupported version";
+    case DeserializeError::bad_name: return "bad component name";
+    case DeserializeError::unknown_component: return "unknown component";
+    case DeserializeError::element_size_mismatch: return "element size mismatch";
+    case DeserializeError::duplicate_component: return "duplicate component";
+    case DeserializeError::duplicate_archetype: return "duplicate archetype";
+    case DeserializeError::bad_count: return "bad count";
+    case DeserializeError::entity_out_of_range: return "entity out of range";
+    case DeserializeError::duplicate_entity: return "duplicate entity";
+    case DeserializeError::bad_generation: return "bad generation";
+    case DeserializeError::bad_free_list: return "bad free list";
+    case DeserializeError::column_size_mismatch: return "column size mismatch";
+    case DeserializeError::deserializer_failed: return "deserializer failed";
+    }
+    return "unknown error";
+}
+
+/**
+ * @brief Outcome of deserialize(): converts to true on success.
+ *
+ * Not [[nodiscard]]: code written against the spec's `void deserialize(...)` keeps compiling.
+ */
+struct DeserializeResult {
+    DeserializeError error = DeserializeError::none;
+    /// On error: offset (from the snapshot's first byte) of the item found wrong.
+    /// On success: the snapshot's size in bytes.
+    uint64_t offset = 0;
+    /// On error: what is wrong, with the offset, in English. Empty on success.
+    std::string message;
+
+    explicit operator bool() const noexcept { return error == DeserializeError::none; }
+};
+
+namespace detail {
+
+#if (defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || \
+    defined(_WIN32)
+/// Framing integers may be copied as blocks (they are already little-endian in memory).
+inline constexpr bool host_little_endian = true;
+#else
+/// Unknown or big-endian host: framing integers are encoded one by one (always correct).
+inline constexpr bool host_little_endian = false;
+#endif
+
+static_assert(sizeof(Entity) == 8 && offsetof(Entity, index) == 0 && offsetof(Entity, generation) == 4,
+              "serialization: Entity must be two packed uint32_t");
+
+inline void put_u32(unsigned char* p, uint32_t v) noexcept {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+inline void put_u64(unsigned char* p, uint64_t v) noexcept {
+    for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+inline uint32_t get_u32(const unsigned char* p) noexcept {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+inline uint64_t get_u64(const unsigned char* p) noexcept {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+
+/// Largest single transfer handed to a stream (keeps std::streamsize conversions in range).
+inline constexpr uint64_t MAX_STREAM_CHUNK = uint64_t(1) << 30;
+
+/// Little-endian writer over an ostream. Stream failures surface in the stream's state.
+class SnapshotWriter {
+public:
+    explicit SnapshotWriter(std::ostream& out) noexcept : out_(out) {}
+
+    void raw(const void* data, uint64_t n) {
+        const char* p = static_cast<const char*>(data);
+        while (n != 0) {
+            const uint64_t step = std::min(n, MAX_STREAM_CHUNK);
+            out_.write(p, static_cast<std::streamsize>(step));
+            p += step;
+            n -= step;
+        }
+    }
+    void u32(uint32_t v) {
+        unsigned char b[4];
+        put_u32(b, v);
+        raw(b, 4);
+    }
+    void u64(uint64_t v) {
+        unsigned char b[8];
+        put_u64(b, v);
+        raw(b, 8);
+    }
+    void u32_array(const uint32_t* values, size_t n) {
+        if constexpr (host_little_endian) {
+            raw(values, uint64_t(n) * 4);
+        } else {
+            unsigned char buf[4096];
+            for (size_t i = 0; i < n;) {
+                size_t k = 0;
+                for (; k < sizeof(buf) / 4 && i < n; ++k, ++i) put_u32(buf + 4 * k, values[i]);
+                raw(buf, uint64_t(k) * 4);
+            }
+        }
+    }
+    void entities(const std::vector<Entity>& list) {
+        if constexpr (host_little_endian) {
+            raw(list.data(), uint64_t(list.size()) * sizeof(Entity));
+        } else {
+            unsigned char buf[4096];
+            for (size_t i = 0; i < list.size();) {
+                size_t k = 0;
+                for (; k < sizeof(buf) / 8 && i < list.size(); ++k, ++i) {
+                    put_u32(buf + 8 * k, list[i].index);
+                    put_u32(buf + 8 * k + 4, list[i].generation);
+                }
+                raw(buf, uint64_t(k) * 8);
+            }
+        }
+    }
+
+private:
+    std::ostream& out_;
+};
+
+/// Growable in-memory output buffer: collects one column written element by element, so the
+/// column's byte length can precede it without seeking the real stream.
+class ByteSink : public std::streambuf {
+public:
+    void clear() noexcept { bytes_.clear(); }
+    [[nodiscard]] const char* data() const noexcept { return bytes_.data(); }
+    [[nodiscard]] size_t size() const noexcept { return bytes_.size(); }
+
+protected:
+    int_type overflow(int_type ch) override {
+        if (!traits_type::eq_int_type(ch, traits_type::eof())) bytes_.push_back(traits_type::to_char_type(ch));
+        return traits_type::not_eof(ch);
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        bytes_.insert(bytes_.end(), s, s + n);
+        return n;
+    }
+
+private:
+    std::vector<char> bytes_;
+};
+
+/// Read-only view of bytes already in memory (used when the input stream cannot tell its size).
+class MemoryStreamBuf : public std::streambuf {
+public:
+    MemoryStreamBuf(char* begin, size_t n) noexcept { setg(begin, begin, begin + n); }
+};
+
+/**
+ * Input view that ends after `limit` bytes of `source`: a component deserializer reading past its
+ * column fails instead of desynchronising the rest of the snapshot. Reads ahead in small chunks,
+ * never beyond the limit.
+ */
+class LimitedStreamBuf : public std::streambuf {
+public:
+    LimitedStreamBuf(std::streambuf* source, uint64_t limit) noexcept : source_(source), left_(limit) {}
+    /// Every byte of the limit was pulled from the source and handed to the reader.
+    [[nodiscard]] bool exhausted() const noexcept { return left_ == 0 && gptr() == egptr(); }
+    /// The source ended before the limit did.
+    [[nodiscard]] bool source_short() const noexcept { return source_short_; }
+
+protected:
+    int_type underflow() override {
+        if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+        if (left_ == 0) return traits_type::eof();
+        const uint64_t want = std::min<uint64_t>(left_, sizeof(buffer_));
+        const std::streamsize got = source_->sgetn(buffer_, static_cast<std::streamsize>(want));
+        if (got <= 0) {
+            source_short_ = true;
+            return traits_type::eof();
+        }
+        left_ -= static_cast<uint64_t>(got);
+        setg(buffer_, buffer_, buffer_ + got);
+        return traits_type::to_int_type(*gptr());
+    }
+
+private:
+    std::streambuf* source_;
+    uint64_t left_;
+    bool source_short_ = false;
+    char buffer_[4096];
+};
+
+/// Little-endian reader over a streambuf whose remaining size is known: every read is checked
+/// against it before anything is allocated for it.
+class SnapshotReader {
+public:
+    SnapshotReader(std::streambuf* source, uint64_t remaining) noexcept : source_(source), remaining_(remaining) {}
+
+    [[nodiscard]] uint64_t offset() const noexcept { return offset_; }
+    [[nodiscard]] uint64_t remaining() const noexcept { return remaining_; }
+    [[nodiscard]] std::streambuf* source() const noexcept { return source_; }
+
+    [[nodiscard]] bool raw(void* dst, uint64_t n) {
+        if (n > remaining_) return false;
+        char* p = static_cast<char*>(dst);
+        for (uint64_t left = n; left != 0;) {
+            const uint64_t step = std::min(left, MAX_STREAM_CHUNK);
+            const std::streamsize got = source_->sgetn(p, static_cast<std::streamsize>(step));
+            if (got <= 0) {
+                remaining_ = 0; // the stream lied about its size: nothing more can be trusted
+                return false;
+            }
+            p += got;
+            left -= static_cast<uint64_t>(got);
+        }
+        consumed(n);
+        return true;
+    }
+    [[nodiscard]] bool u32(uint32_t& v) {
+        unsigned char b[4];
+        if (!raw(b, 4)) return false;
+        v = get_u32(b);
+        return true;
+    }
+    [[nodiscard]] bool u64(uint64_t& v) {
+        unsigned char b[8];
+        if (!raw(b, 8)) return false;
+        v = get_u64(b);
+        return true;
+    }
+    /// Reads `n` u32 into `values`. @pre n * 4 <= remaining() was checked by the caller or not: both work.
+    [[nodiscard]] bool u32_array(uint32_t* values, size_t n) {
+        if (uint64_t(n) * 4 > remaining_) return false;
+        if constexpr (host_little_endian) {
+            return raw(values, uint64_t(n) * 4);
+        } else {
+            unsigned char buf[4096];
+            for (size_t i = 0; i < n;) {
+                const size_t k = std::min(sizeof(buf) / 4, n - i);
+                if (!raw(buf, uint64_t(k) * 4)) return false;
+                for (size_t j = 0; j < k; ++j, ++i) values[i] = get_u32(buf + 4 * j);
+            }
+            return true;
+        }
+    }
+    [[nodiscard]] bool entities(Entity* list, size_t n) {
+        if (uint64_t(n) * 8 > remaining_) return false;
+        if constexpr (host_little_endian) {
+            return raw(list, uint64_t(n) * 8);
+        } else {
+            unsigned char buf[4096];
+            for (size_t i = 0; i < n;) {
+                const size_t k = std::min(sizeof(buf) / 8, n - i);
+                if (!raw(buf, uint64_t(k) * 8)) return false;
+                for (size_t j = 0; j < k; ++j, ++i) list[i] = Entity{get_u32(buf + 8 * j), get_u32(buf + 8 * j + 4)};
+            }
+            return true;
+        }
+    }
+    /// Accounts for `n` bytes consumed from the source by someone else (a LimitedStreamBuf).
+    void consumed(uint64_t n) noexcept {
+        offset_ += n;
+        remaining_ -= n;
+    }
+
+private:
+    std::streambuf* source_;
+    uint64_t remaining_;
+    uint64_t offset_ = 0;
+};
+
+/// Bytes between the current read position of `sb` and its end, when the buffer can seek.
+inline bool stream_remaining(std::streambuf& sb, uint64_t& remaining) {
+    using Pos = std::streambuf::pos_type;
+    const Pos invalid = Pos(std::streambuf::off_type(-1));
+    const Pos here = sb.pubseekoff(0, std::ios_base::cur, std::ios_base::in);
+    if (here == invalid) return false;
+    const Pos end = sb.pubseekoff(0, std::ios_base::end, std::ios_base::in);
+    if (end == invalid) return false;
+    if (sb.pubseekpos(here, std::ios_base::in) != here) return false;
+    const std::streamoff size = std::streamoff(end) - std::streamoff(here);
+    if (size < 0) return false;
+    remaining = static_cast<uint64_t>(size);
+    return true;
+}
+
+/**
+ * Parses one snapshot into a World. Components are constructed directly in the archetypes' column
+ * storage; rows become visible (entities assigned to the archetype) only once all their columns are
+ * constructed, and records / free list are written only after everything validated. Until commit(),
+ * the destructor undoes everything: completed archetypes are cleared (each of their objects
+ * destroyed once) and the columns of a half-built archetype are destroyed up to exactly the rows
+ * constructed, so the world is left with no entities, as it was.
+ */
+class SnapshotLoader {
+public:
+    SnapshotLoader(World& world, SnapshotReader& reader) noexcept : world_(world), in_(reader) {}
+    SnapshotLoader(const SnapshotLoader&) = delete;
+    SnapshotLoader& operator=(const SnapshotLoader&) = delete;
+    ~SnapshotLoader() {
+        if (!committed_) roll_back();
+    }
+
+    DeserializeResult run() {
+        if (!read_header() || !read_archetypes() || !read_entity_table()) return std::move(result_);
+        commit();
+        result_.offset = in_.offset();
+        return std::move(result_);
+    }
+
+private:
+    struct ColumnPlan {
+        ComponentTypeID id = INVALID_COMPONENT_ID;
+        const ComponentRegistration* registration = nullptr;
+    };
+    struct FilledArchetype {
+        Archetype* archetype = nullptr;
+        uint64_t entities_offset = 0; ///< where its entity list starts in the snapshot
+    };
+    enum : uint8_t { SLOT_UNSEEN = 0, SLOT_LIVE = 1, SLOT_FREE = 2 };
+
+    bool fail(DeserializeError error, uint64_t at, const std::string& what) {
+        result_.error = error;
+        result_.offset = at;
+        result_.message = what + " (at byte " + std::to_string(at) + ")";
+        return false;
+    }
+    bool truncated(uint64_t at, const char* what) {
+        return fail(DeserializeError::truncated, at, std::string("snapshot truncated: ") + what);
+    }
+
+    bool read_header() {
+        unsigned char magic[4];
+        if (!in_.raw(magic, 4)) return truncated(0, "missing magic");
+        if (std::memcmp(magic, "ECS\0", 4) != 0) return fail(DeserializeError::bad_magic, 0, "not an ecs snapshot (bad magic)");
+        uint32_t version = 0;
+        if (!in_.u32(version)) return truncated(4, "missing format version");
+        if (version != SNAPSHOT_FORMAT_VERSION)
+            return fail(DeserializeError::unsupported_version, 4,
+                        "unsupported snapshot format version " + std::to_string(version) + " (this build reads " +
+                            std::to_string(SNAPSHOT_FORMAT_VERSION) + ")");
+        if (!in_.u32(archetype_count_)) return truncated(8, "missing archetype count");
+        if (!in_.u32(slot_count_)) return truncated(12, "missing entity slot count");
+        if (slot_count_ == 0) return fail(DeserializeError::bad_count, 12, "entity slot count is 0 (slot 0 is always reserved)");
+        // Every archetype block takes at least 8 bytes, the entity table 4 per slot plus 4.
+        if (uint64_t(archetype_count_) * 8 + uint64_t(slot_count_) * 4 + 4 > in_.remaining())
+            return truncated(8, "archetype and slot counts need more bytes than the input holds");
+        slot_state_.assign(slot_count_, SLOT_UNSEEN);
+        return true;
+    }
+
+    bool read_archetypes() {
+        for (uint32_t i = 0; i < archetype_count_; ++i)
+            if (!read_archetype()) return false;
+        return true;
+    }
+
+    bool read_archetype() {
+        const uint64_t block_at = in_.offset();
+        uint32_t component_count = 0;
+        if (!in_.u32(component_count)) return truncated(block_at, "missing archetype component count");
+        if (component_count > ECS_MAX_COMPONENTS)
+            return fail(DeserializeError::bad_count, block_at,
+                        "archetype lists " + std::to_string(component_count) + " components (more than ECS_MAX_COMPONENTS)");
+        plans_.clear();
+        TypeSet types;
+        uint64_t bytes_per_row = sizeof(Entity); // entity list + bulk payloads: known before reading them
+        uint64_t fixed_bytes = 0;                // one u64 byte length per column that has bytes
+        for (uint32_t k = 0; k < component_count; ++k) {
+            const uint64_t name_at = in_.offset();
+            uint32_t length = 0;
+            if (!in_.u32(length)) return truncated(name_at, "missing component name length");
+            if (length == 0 || length > MAX_COMPONENT_NAME_LENGTH)
+                return fail(DeserializeError::bad_name, name_at,
+                            "component name length " + std::to_string(length) + " is 0 or above MAX_COMPONENT_NAME_LENGTH");
+            std::string name(length, '\0');
+            if (!in_.raw(&name[0], length)) return truncated(name_at, "component name cut short");
+            ColumnPlan plan;
+            plan.registration = component_registry().find(name, plan.id);
+            if (plan.registration == nullptr)
+                return fail(DeserializeError::unknown_component, name_at, "unknown component name \"" + name + "\"");
+            const uint64_t size_at = in_.offset();
+            uint32_t element_size = 0;
+            if (!in_.u32(element_size)) return truncated(size_at, "missing component element size");
+            if (element_size != plan.registration->element_size)
+                return fail(DeserializeError::element_size_mismatch, size_at,
+                            "component \"" + name + "\" has element size " + std::to_string(element_size) +
+                                " in the snapshot but " + std::to_string(plan.registration->element_size) +
+                                " in this program");
+            if (element_size != 0) {
+                fixed_bytes += 8;
+                if (plan.registration->bulk) bytes_per_row += element_size;
+            }
+            plans_.push_back(plan);
+            types.push_back(plan.id);
+        }
+        std::sort(types.begin(), types.end());
+        if (std::adjacent_find(types.begin(), types.end()) != types.end())
+            return fail(DeserializeError::duplicate_component, block_at, "archetype lists the same component twice");
+
+        const uint64_t rows_at = in_.offset();
+        uint32_t rows = 0;
+        if (!in_.u32(rows)) return truncated(rows_at, "missing archetype row count");
+        if (fixed_bytes > in_.remaining() || rows > (in_.remaining() - fixed_bytes) / bytes_per_row)
+            return truncated(rows_at, "archetype row count needs more bytes than the input holds");
+        if (rows > slot_count_ - 1 - live_)
+            return fail(DeserializeError::bad_count, rows_at, "archetype rows outnumber the unused entity slots");
+
+        const uint64_t entities_at = in_.offset();
+        std::vector<Entity> entities(rows); // bounded: rows * 8 bytes are known to be in the input
+        if (!in_.entities(entities.data(), rows)) return truncated(entities_at, "entity list cut short");
+        for (uint32_t r = 0; r < rows; ++r) {
+            const Entity e = entities[r];
+            const uint64_t at = entities_at + uint64_t(r) * 8;
+            if (e.index == 0 || e.index >= slot_count_)
+                return fail(DeserializeError::entity_out_of_range, at,
+                            "row names entity slot " + std::to_string(e.index) + " (slot count " +
+                                std::to_string(slot_count_) + ", slot 0 reserved)");
+            if (e.generation == 0) return fail(DeserializeError::bad_generation, at + 4, "live entity has generation 0");
+            if (slot_state_[e.index] != SLOT_UNSEEN)
+                return fail(DeserializeError::duplicate_entity, at,
+                            "entity slot " + std::to_string(e.index) + " appears in two rows");
+            slot_state_[e.index] = SLOT_LIVE;
+        }
+        live_ += rows;
+
+        if (rows == 0) return skip_empty_columns(); // empty blocks create no archetype
+
+        Archetype* arch = WorldAccess::find_or_create_archetype(world_, types);
+        if (arch == nullptr) return fail(DeserializeError::unknown_component, block_at, "component type cannot be stored");
+        if (arch->id >= archetype_used_.size()) archetype_used_.resize(size_t(arch->id) + 1, 0);
+        if (archetype_used_[arch->id] != 0)
+            return fail(DeserializeError::duplicate_archetype, block_at, "two archetype blocks have the same component set");
+        archetype_used_[arch->id] = 1;
+        if (arch->size() != 0) // cannot happen: the world had no live entity
+            return fail(DeserializeError::target_not_empty, block_at, "target archetype already holds rows");
+
+        arch->reserve(rows);
+        partial_ = arch;
+        partial_rows_.assign(arch->columns.size(), 0);
+        for (const ColumnPlan& plan : plans_)
+            if (!read_column(*arch, plan, rows)) return false;
+        arch->entities = std::move(entities); // every column is complete: the rows become real
+        partial_ = nullptr;
+        filled_.push_back(FilledArchetype{arch, entities_at});
+        return true;
+    }
+
+    /// Columns of a block without rows must be empty.
+    bool skip_empty_columns() {
+        for (const ColumnPlan& plan : plans_) {
+            if (plan.registration->element_size == 0) continue;
+            const uint64_t at = in_.offset();
+            uint64_t bytes = 0;
+            if (!in_.u64(bytes)) return truncated(at, "missing column byte length");
+            if (bytes != 0)
+                return fail(DeserializeError::column_size_mismatch, at,
+                            "column of \"" + plan.registration->name + "\" holds bytes but its archetype has no rows");
+        }
+        return true;
+    }
+
+    bool read_column(Archetype& arch, const ColumnPlan& plan, uint32_t rows) {
+        const ComponentRegistration& reg = *plan.registration;
+        if (reg.element_size == 0) return true; // tag: no bytes
+        const size_t column = arch.column_index[plan.id];
+        ComponentColumn& c = arch.columns[column];
+        const uint64_t at = in_.offset();
+        uint64_t bytes = 0;
+        if (!in_.u64(bytes)) return truncated(at, "missing column byte length");
+        if (reg.bulk) {
+            if (bytes != uint64_t(rows) * c.elem_size)
+                return fail(DeserializeError::column_size_mismatch, at,
+                            "column of \"" + reg.name + "\" has " + std::to_string(bytes) + " bytes for " +
+                                std::to_string(rows) + " rows");
+            if (!in_.raw(c.data, bytes)) return truncated(at + 8, "column data cut short");
+            partial_rows_[column] = rows;
+            return true;
+        }
+        if (bytes > in_.remaining()) return truncated(at, "column byte length exceeds the bytes left in the input");
+        LimitedStreamBuf limited(in_.source(), bytes);
+        std::istream element_in(&limited);
+        for (uint32_t r = 0; r < rows; ++r) {
+            reg.deserialize(element_in, c.at(r));
+            if (element_in.fail()) {
+                if (limited.source_short()) return truncated(at + 8, "column data cut short");
+                return fail(DeserializeError::deserializer_failed, at + 8,
+                            "deserializer of \"" + reg.name + "\" failed at row " + std::to_string(r));
+            }
+            partial_rows_[column] = r + 1;
+        }
+        if (!limited.exhausted())
+            return fail(DeserializeError::column_size_mismatch, at,
+                        "deserializer of \"" + reg.name + "\" read fewer bytes than its column holds");
+        in_.consumed(bytes);
+        return true;
+    }
+
+    bool read_entity_table() {
+        const uint64_t generations_at = in_.offset();
+        generations_.resize(slot_count_); // bounded: checked against the input size in read_header
+        if (!in_.u32_array(generations_.data(), slot_count_)) return truncated(generations_at, "generation table cut short");
+        if (generations_[0] != 1) return fail(DeserializeError::bad_generation, generations_at, "slot 0 must have generation 1");
+        for (uint32_t i = 1; i < slot_count_; ++i)
+            if (generations_[i] == 0)
+                return fail(DeserializeError::bad_generation, generations_at + uint64_t(i) * 4,
+                            "slot " + std::to_string(i) + " has generation 0");
+        for (const FilledArchetype& f : filled_) {
+            const std::vector<Entity>& list = f.archetype->entities;
+            for (size_t r = 0; r < list.size(); ++r)
+                if (generations_[list[r].index] != list[r].generation)
+                    return fail(DeserializeError::bad_generation, f.entities_offset + uint64_t(r) * 8 + 4,
+                                "entity in slot " + std::to_string(list[r].index) +
+                                    " has a generation other than its slot's");
+        }
+
+        const uint64_t free_at = in_.offset();
+        uint32_t free_count = 0;
+        if (!in_.u32(free_count)) return truncated(free_at, "missing free list length");
+        const uint64_t not_live = uint64_t(slot_count_) - 1 - live_;
+        if (free_count != not_live)
+            return fail(DeserializeError::bad_count, free_at,
+                        "free list has " + std::to_string(free_count) + " slots but " + std::to_string(not_live) +
+                            " slots are neither live nor reserved");
+        free_list_.resize(free_count); // bounded by the slot count
+        if (!in_.u32_array(free_list_.data(), free_count)) return truncated(free_at + 4, "free list cut short");
+        for (uint32_t i = 0; i < free_count; ++i) {
+            const uint32_t slot = free_list_[i];
+            const uint64_t at = free_at + 4 + uint64_t(i) * 4;
+            if (slot == 0 || slot >= slot_count_)
+                return fail(DeserializeError::bad_free_list, at, "free list names slot " + std::to_string(slot) +
+                                                                     " (reserved or out of range)");
+            if (slot_state_[slot] == SLOT_LIVE)
+                return fail(DeserializeError::bad_free_list, at, "free list names live slot " + std::to_string(slot));
+            if (slot_state_[slot] == SLOT_FREE)
+                return fail(DeserializeError::bad_free_list, at, "free list names slot " + std::to_string(slot) + " twice");
+            slot_state_[slot] = SLOT_FREE;
+        }
+        return true;
+    }
+
+    void commit() {
+        std::vector<EntityRecord>& records = WorldAccess::records(world_);
+        records.assign(slot_count_, EntityRecord{});
+        for (uint32_t i = 0; i < slot_count_; ++i) records[i].generation = generations_[i];
+        for (const FilledArchetype& f : filled_) {
+            const std::vector<Entity>& list = f.archetype->entities;
+            for (size_t r = 0; r < list.size(); ++r) {
+                records[list[r].index].archetype = f.archetype;
+                records[list[r].index].row = static_cast<uint32_t>(r);
+            }
+        }
+        WorldAccess::free_list(world_) = std::move(free_list_);
+        WorldAccess::alive_count(world_) = live_;
+        committed_ = true;
+    }
+
+    void roll_back() noexcept {
+        if (partial_ != nullptr) {
+            for (size_t k = 0; k < partial_->columns.size(); ++k) {
+                const ComponentColumn& c = partial_->columns[k];
+                for (size_t r = 0; r < partial_rows_[k]; ++r) c.destroy_at(c.at(r));
+            }
+            partial_ = nullptr;
+        }
+        for (const FilledArchetype& f : filled_) f.archetype->clear();
+        filled_.clear();
+    }
+
+    World& world_;
+    SnapshotReader& in_;
+    DeserializeResult result_;
+    uint32_t archetype_count_ = 0;
+    uint32_t slot_count_ = 0;
+    size_t live_ = 0;
+    std::vector<uint8_t> slot_state_;    ///< SLOT_* per slot
+    std::vector<uint8_t> archetype_used_; ///< by archetype id: filled by this snapshot
+    std::vector<ColumnPlan> plans_;       ///< the current block's components, in snapshot order
+    std::vector<FilledArchetype> filled_;
+    Archetype* partial_ = nullptr;        ///< archetype whose columns are being constructed
+    std::vector<uint32_t> partial_rows_;  ///< per column of partial_: rows constructed so far
+    std::vector<uint32_t> generations_;
+    std::vector<uint32_t> free_list_;
+    bool committed_ = false;
+};
+
+} // namespace detail
+
+// ---------------------------------------------------------------------------------------------------
+// Snapshots
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * @brief Writes a binary snapshot of `world` to `out` (format: docs/snapshot-format.md).
+ *
+ * Captures every entity slot (live and dead), generations, the free list in order, archetype
+ * structure and component values. Archetypes without rows are skipped. Resources, observers and
+ * deferred commands are not written. Columns of types registered without functions (memcpy) are
+ * written with one stream write each; other types call their SerializeFunc once per row, into a
+ * memory buffer first (so the column's byte length can precede it).
+ *
+ * @pre Every component type present in `world` is registered (asserted; otherwise nothing is
+ *      written and `out`'s failbit is set). A SerializeFunc that sets failbit also stops the
+ *      snapshot and sets `out`'s failbit. Check `out` for write errors.
+ * Complexity: O(entities + slots) plus the bytes of the components.
+ */
+inline void serialize(const World& world, std::ostream& out) {
+    using detail::WorldAccess;
+    const auto& archetypes = WorldAccess::archetypes(world);
+    const auto& records = WorldAccess::records(world);
+    const auto& free_list = WorldAccess::free_list(world);
+
+    // Resolve every name before writing a byte: an unregistered type leaves the stream untouched.
+    std::vector<const detail::ComponentRegistration*> registrations;
+    uint32_t blocks = 0;
+    for (const auto& arch : archetypes) {
+        if (arch->size() == 0) continue;
+        ++blocks;
+        for (ComponentTypeID t : arch->types) {
+            const detail::ComponentRegistration* reg = detail::component_registry().find(t);
+            if (!ECS_CHECK(reg != nullptr, "serialize: the world holds a component type that was never registered "
+                                           "(call register_component<T>(name) first)")) {
+                out.setstate(std::ios_base::failbit);
+                return;
+            }
+            registrations.push_back(reg);
+        }
+    }
+
+    detail::SnapshotWriter w(out);
+    w.raw("ECS\0", 4);
+    w.u32(SNAPSHOT_FORMAT_VERSION);
+    w.u32(blocks);
+    w.u32(static_cast<uint32_t>(records.size()));
+
+    detail::ByteSink sink;
+    std::ostream element_out(&sink);
+    size_t next = 0;
+    for (const auto& arch_ptr : archetypes) {
+        const Archetype& arch = *arch_ptr;
+        if (arch.size() == 0) continue;
+        const detail::ComponentRegistration* const* regs = registrations.data() + next;
+        next += arch.types.size();
+        const uint32_t rows = static_cast<uint32_t>(arch.size());
+
+        w.u32(static_cast<uint32_t>(arch.types.size()));
+        for (size_t k = 0; k < arch.types.size(); ++k) {
+            w.u32(static_cast<uint32_t>(regs[k]->name.size()));
+            w.raw(regs[k]->name.data(), regs[k]->name.size());
+            w.u32(regs[k]->element_size);
+        }
+        w.u32(rows);
+        w.entities(arch.entities);
+        for (size_t k = 0; k < arch.columns.size(); ++k) {
+            const ComponentColumn& c = arch.columns[k];
+            if (c.elem_size == 0) continue; // tags: no bytes
+            if (regs[k]->bulk) {
+                w.u64(uint64_t(rows) * c.elem_size);
+                w.raw(c.data, uint64_t(rows) * c.elem_size);
+                continue;
+            }
+            sink.clear();
+            element_out.clear();
+            for (uint32_t r = 0; r < rows; ++r) {
+                regs[k]->serialize(element_out, c.at(r));
+                if (element_out.fail()) {
+                    out.setstate(std::ios_base::failbit);
+                    return;
+                }
+            }
+            w.u64(sink.size());
+            w.raw(sink.data(), sink.size());
+        }
+    }
+
+    // Entity table: one generation per slot, then the free list bottom to top.
+    uint32_t generations[1024];
+    for (size_t i = 0; i < records.size();) {
+        size_t k = 0;
+        for (; k < 1024 && i < records.size(); ++k, ++i) generations[k] = records[i].generation;
+        w.u32_array(generations, k);
+    }
+    w.u32(static_cast<uint32_t>(free_list.size()));
+    w.u32_array(free_list.data(), free_list.size());
+}
+
+/**
+ * @brief Rebuilds the world stored in a snapshot read from `in` into `world`.
+ *
+ * On success the world holds exactly the snapshot's entities: the same handles (a handle live before
+ * serialize is live again, a stale one stays stale), component values, archetype structure, slot
+ * generations and free list order (the next create() returns what it would have returned in the
+ * serialized world). Resources, observers and deferred commands of `world` are left alone.
+ * `on_add` hooks do NOT fire for the loaded components: a snapshot restores state, it does not
+ * replay its creation.
+ *
+ * Bad input is reported, never asserted: the result names the problem and its byte offset, and the
+ * world is left as it was (no live entities; check_invariants() holds; components constructed along
+ * the way are destroyed exactly once; archetypes created along the way stay, empty). Allocations
+ * are bounded by the input: every count is checked against the bytes left in the stream before
+ * anything is allocated for it.
+ *
+ * The stream: when it can seek, its remaining size is measured and it is left just after the
+ * snapshot on success (bytes after the snapshot are not an error: snapshots can be embedded).
+ * A stream that cannot seek is first read to its end into memory. On error the stream's position is
+ * unspecified and its failbit is set.
+ *
+ * @pre `world` has no live entities and is not iterating (asserted; returns target_not_empty /
+ *      target_iterating without touching the world or the stream). Dead slots of `world` are
+ *      replaced by the snapshot's on success.
+ * Complexity: O(entities + slots) plus the bytes of the components.
+ */
+inline DeserializeResult deserialize(World& world, std::istream& in) {
+    using detail::WorldAccess;
+    DeserializeResult refused;
+    if (!ECS_CHECK(!WorldAccess::iterating(world), "deserialize: called during iteration")) {
+        refused.error = DeserializeError::target_iterating;
+        refused.message = "deserialize: target world is iterating";
+        return refused;
+    }
+    if (!ECS_CHECK(world.count() == 0, "deserialize: target world must have no live entities")) {
+        refused.error = DeserializeError::target_not_empty;
+        refused.message = "deserialize: target world has live entities";
+        return refused;
+    }
+    std::streambuf* source = in.rdbuf();
+    if (source == nullptr || in.fail()) {
+        refused.error = DeserializeError::truncated;
+        refused.message = "input stream is not readable (no buffer or failbit set) (at byte 0)";
+        return refused;
+    }
+
+    uint64_t remaining = 0;
+    std::vector<char> memory;
+    std::unique_ptr<detail::MemoryStreamBuf> memory_buf;
+    if (!detail::stream_remaining(*source, remaining)) {
+        // Unknown size: read everything first, growing with the data actually received.
+        char chunk[16384];
+        for (;;) {
+            const std::streamsize got = source->sgetn(chunk, static_cast<std::streamsize>(sizeof(chunk)));
+            if (got <= 0) break;
+            memory.insert(memory.end(), chunk, chunk + got);
+        }
+        memory_buf = std::make_unique<detail::MemoryStreamBuf>(memory.data(), memory.size());
+        source = memory_buf.get();
+        remaining = memory.size();
+    }
+
+    detail::SnapshotReader reader(source, remaining);
+    DeserializeResult result;
+    {
+        detail::SnapshotLoader loader(world, reader);
+        result = loader.run();
+    } // a failed load is rolled back here
+    if (!result) in.setstate(std::ios_base::failbit);
+    return result;
+}
+
+} // namespace ecs
