@@ -64,7 +64,7 @@ struct DeltaTime {
     float seconds = 0.0f;
 };
 
-// -- serialization functions for the non-trivially-copyable components ------------------------------
+// -- serialization functions for Name (Children has the library's own) -----------------------------
 
 void write_u32(std::ostream& out, uint32_t v) {
     unsigned char b[4] = {static_cast<unsigned char>(v), static_cast<unsigned char>(v >> 8),
@@ -92,29 +92,6 @@ void read_name(std::istream& in, void* storage) {
     std::string text(size, '\0');
     if (!in.read(&text[0], static_cast<std::streamsize>(size))) return;
     ::new (storage) Name(std::move(text));
-}
-
-void write_children(std::ostream& out, const void* component) {
-    const std::vector<ecs::Entity>& list = static_cast<const ecs::Children*>(component)->entities;
-    write_u32(out, static_cast<uint32_t>(list.size()));
-    for (const ecs::Entity e : list) {
-        write_u32(out, e.index);
-        write_u32(out, e.generation);
-    }
-}
-void read_children(std::istream& in, void* storage) {
-    uint32_t count = 0;
-    if (!read_u32(in, count) || count > 65536) {
-        in.setstate(std::ios_base::failbit);
-        return;
-    }
-    std::vector<ecs::Entity> list;
-    for (uint32_t i = 0; i < count; ++i) {
-        ecs::Entity e;
-        if (!read_u32(in, e.index) || !read_u32(in, e.generation)) return;
-        list.push_back(e);
-    }
-    ::new (storage) ecs::Children{std::move(list)};
 }
 
 // -- the parts of the API, one function each ------------------------------------------------------------
@@ -328,7 +305,7 @@ void systems() {
 
 void hierarchy_and_transforms() {
     ecs::register_component<ecs::Parent>("nrne::Parent");
-    ecs::register_component<ecs::Children>("nrne::Children", &write_children, &read_children);
+    ecs::register_component<ecs::Children>("nrne::Children", &ecs::write_children, &ecs::read_children);
     ecs::register_component<ecs::LocalTransform>("nrne::LocalTransform");
     ecs::register_component<ecs::WorldTransform>("nrne::WorldTransform");
 
