@@ -133,10 +133,34 @@ public:
      */
     Entity remove_hole(size_t row) noexcept {
         const size_t last = entities.size() - 1;
-        Entity moved = INVALID_ENTITY;
         if (row != last) {
             for (ComponentColumn& c : columns)
                 if (c.elem_size != 0) c.relocate(c.at(row), c.at(last));
+        }
+        return pop_into(row);
+    }
+
+    /**
+     * Destroys the components at `row` and fills the row from the last one, in one pass per column.
+     * @return the entity that now occupies `row`, or INVALID_ENTITY when `row` was the last row.
+     */
+    Entity erase_row(size_t row) noexcept {
+        const size_t last = entities.size() - 1;
+        for (ComponentColumn& c : columns) {
+            if (c.elem_size == 0) continue;
+            uint8_t* hole = c.data + row * c.elem_size;
+            c.destroy_at(hole);
+            if (row != last) c.relocate(hole, c.data + last * c.elem_size);
+        }
+        return pop_into(row);
+    }
+
+    /// Moves the last entity handle into `row` (the columns are already dealt with) and drops the
+    /// last row. @return the entity now at `row`, or INVALID_ENTITY when `row` was the last row.
+    Entity pop_into(size_t row) noexcept {
+        const size_t last = entities.size() - 1;
+        Entity moved = INVALID_ENTITY;
+        if (row != last) {
             moved = entities[last];
             entities[row] = moved;
         }

@@ -211,8 +211,8 @@ public:
             arch = records_[e.index].archetype; // a hook broke the rules and moved it: follow it
         }
         const uint32_t row = records_[e.index].row;
-        arch->destroy_row(row);
-        close_hole(*arch, row);
+        const Entity moved = arch->erase_row(row);
+        if (moved != INVALID_ENTITY) records_[moved.index].row = row;
         release_slot(e.index);
     }
 
@@ -590,12 +590,6 @@ private:
         --alive_count_;
     }
 
-    /// Closes the hole at `row` and points the entity that moved into it at its new row.
-    void close_hole(Archetype& arch, uint32_t row) noexcept {
-        const Entity moved = arch.remove_hole(row);
-        if (moved != INVALID_ENTITY) records_[moved.index].row = row;
-    }
-
     // -- archetypes --------------------------------------------------------------------------------
 
     /// The archetype of exactly `types` (sorted, distinct), created when missing; nullptr when an id is
@@ -671,17 +665,23 @@ private:
         Archetype& src = *rec.archetype;
         const uint32_t src_row = rec.row;
         const uint32_t dst_row = dst.push_entity(e);
+        const size_t last = src.size() - 1;
+        // One pass per column: move the value out (or destroy it), then fill the hole from the last row.
         for (ComponentColumn& c : src.columns) {
-            void* from = c.at(src_row);
-            if (dst.has(c.type_id)) {
-                if (c.elem_size != 0) c.relocate(dst.column(c.type_id).at(dst_row), from);
+            if (c.elem_size == 0) continue; // tags: nothing stored
+            uint8_t* from = c.data + src_row * c.elem_size;
+            const uint16_t to = dst.column_index[c.type_id];
+            if (to != Archetype::NO_COLUMN) {
+                c.relocate(dst.columns[to].data + size_t(dst_row) * c.elem_size, from);
             } else {
                 c.destroy_at(from);
             }
+            if (src_row != last) c.relocate(from, c.data + last * c.elem_size);
         }
-        close_hole(src, src_row);
-        records_[e.index].archetype = &dst;
-        records_[e.index].row = dst_row;
+        const Entity moved = src.pop_into(src_row);
+        if (moved != INVALID_ENTITY) records_[moved.index].row = src_row;
+        rec.archetype = &dst; // records_ did not reallocate: no entity was created
+        rec.row = dst_row;
         return dst_row;
     }
 
