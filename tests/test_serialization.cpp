@@ -876,6 +876,19 @@ TEST_CASE("serialization: streams that cannot seek, and data after the snapshot"
         REQUIRE(cut_in.fail());
         require_empty_and_usable(c);
     }
+    SECTION("a large one-way stream grows its buffer as data arrives") {
+        ecs::World big;
+        for (int i = 0; i < 30000; ++i) (void)big.create_with(SerPos{static_cast<float>(i), 0, 0}, SerCounted(i));
+        const std::string big_bytes = snapshot_of(big);
+        REQUIRE(big_bytes.size() > 4 * 65536);
+        OneWayBuf buf(big_bytes);
+        std::istream in(&buf);
+        ecs::World b;
+        REQUIRE(ecs::deserialize(b, in));
+        REQUIRE(b.count() == 30000);
+        REQUIRE(b.get<SerCounted>(ecs::Entity{29999, 1}).value == 29998);
+        REQUIRE(snapshot_of(b) == big_bytes);
+    }
     SECTION("back-to-back snapshots in one stream, then trailing bytes") {
         std::istringstream in(bytes + bytes + "trailing garbage", std::ios_base::binary);
         ecs::World b, c;

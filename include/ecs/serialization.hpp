@@ -516,6 +516,38 @@ private:
     uint64_t offset_ = 0;
 };
 
+/**
+ * Everything left in a stream that cannot tell its size, read into one uninitialised buffer that
+ * grows with the data actually received. The first allocation is sized by in_avail(): bytes the
+ * stream already holds in memory, so trusting it costs nothing a hostile input could inflate.
+ */
+class SlurpedInput {
+public:
+    void read_all(std::streambuf& sb) {
+        const std::streamsize buffered = sb.in_avail();
+        size_t capacity = std::max<size_t>(size_t(1) << 16, buffered > 0 ? static_cast<size_t>(buffered) + 4096 : 0);
+        bytes_.reset(new char[capacity]);
+        for (;;) {
+            if (size_ == capacity) {
+                capacity *= 2;
+                std::unique_ptr<char[]> bigger(new char[capacity]);
+                std::memcpy(bigger.get(), bytes_.get(), size_);
+                bytes_ = std::move(bigger);
+            }
+            const uint64_t want = std::min<uint64_t>(capacity - size_, MAX_STREAM_CHUNK);
+            const std::streamsize got = sb.sgetn(bytes_.get() + size_, static_cast<std::streamsize>(want));
+            if (got <= 0) break;
+            size_ += static_cast<size_t>(got);
+        }
+    }
+    [[nodiscard]] char* data() noexcept { return bytes_.get(); }
+    [[nodiscard]] size_t size() const noexcept { return size_; }
+
+private:
+    std::unique_ptr<char[]> bytes_;
+    size_t size_ = 0;
+};
+
 /// Bytes between the current read position of `sb` and its end, when the buffer can seek.
 inline bool stream_remaining(std::streambuf& sb, uint64_t& remaining) {
     using Pos = std::streambuf::pos_type;
@@ -949,8 +981,10 @@ inline void serialize(const World& world, std::ostream& out) {
  *
  * The stream: when it can seek, its remaining size is measured and it is left just after the
  * snapshot on success (bytes after the snapshot are not an error: snapshots can be embedded).
- * A stream that cannot seek is first read to its end into memory. On error the stream's position is
- * unspecified and its failbit is set.
+ * A stream that cannot seek (a pipe, a streambuf without seekoff) is first read to its end into
+ * memory: one more copy of the input, so prefer a seekable stream (std::ifstream,
+ * std::istringstream, a streambuf overriding seekoff/seekpos) where speed matters. On error the
+ * stream's position is unspecified and its failbit is set.
  *
  * @pre `world` has no live entities and is not iterating (asserted; returns target_not_empty /
  *      target_iterating without touching the world or the stream). Dead slots of `world` are
@@ -978,16 +1012,10 @@ inline DeserializeResult deserialize(World& world, std::istream& in) {
     }
 
     uint64_t remaining = 0;
-    std::vector<char> memory;
+    detail::SlurpedInput memory;
     std::unique_ptr<detail::MemoryStreamBuf> memory_buf;
     if (!detail::stream_remaining(*source, remaining)) {
-        // Unknown size: read everything first, growing with the data actually received.
-        char chunk[16384];
-        for (;;) {
-            const std::streamsize got = source->sgetn(chunk, static_cast<std::streamsize>(sizeof(chunk)));
-            if (got <= 0) break;
-            memory.insert(memory.end(), chunk, chunk + got);
-        }
+        memory.read_all(*source);
         memory_buf = std::make_unique<detail::MemoryStreamBuf>(memory.data(), memory.size());
         source = memory_buf.get();
         remaining = memory.size();
