@@ -1,0 +1,547 @@
+// stress_harness: how many entities can this ECS run within one 16.6 ms (60 Hz) frame, here?
+//
+// Five scenes (flat, wide, trees, chain, churn; see scenes.hpp) each populate a World and run their
+// systems through an ecs::SystemRegistry, frame after frame, with a fixed simulation step (so the
+// simulated state depends only on --seed, never on timings). Every system is timed on its own.
+//
+// By default every scene "ramps": its entity count grows x1.5 per step until the median frame time
+// exceeds the budget; the largest count that fits is the answer. Give --entities N for one run of
+// fixed size instead. The run ends with a snapshot round trip (serialize, deserialize into a new
+// world, compare) and exits non-zero if it fails.
+//
+// Run with --help for the options.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(_WIN32)
+#  include <io.h>
+#  define HARNESS_ISATTY(fd) _isatty(fd)
+#else
+#  include <time.h>
+#  include <unistd.h>
+#  define HARNESS_ISATTY(fd) isatty(fd)
+#endif
+
+#include <ecs/ecs.hpp>
+
+#include "scenes.hpp"
+#include "snapshot_check.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+/// Milliseconds of wall-clock time since an arbitrary origin.
+double wall_ms() { return std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count(); }
+
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+constexpr bool HAVE_CPU_CLOCK = true;
+/// Milliseconds of CPU time consumed by this thread: time other processes take does not count.
+double cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+#else
+constexpr bool HAVE_CPU_CLOCK = false;
+double cpu_ms() { return wall_ms(); }
+#endif
+
+/// The clock all figures are measured with (see --wall).
+double (*measure_ms)() = &cpu_ms;
+
+// ---- Options -------------------------------------------------------------------------------------
+
+struct Options {
+    std::string scene = "all";
+    size_t entities = 0; ///< 0: not given
+    size_t frames = 0;   ///< 0: not given (60 for a fixed run, 12 per ramp step)
+    bool ramp = false;
+    uint64_t seed = 1;
+    double budget_ms = 16.6;
+    size_t max_entities = 8000000;
+    bool wall = !HAVE_CPU_CLOCK;
+    std::string json;
+};
+
+const char* const HELP = R"(stress_harness: how many entities can this ECS run within one frame, here?
+
+Usage: stress_harness [options]
+
+  --scene NAME        flat | wide | trees | chain | churn | all        (default: all)
+                        flat   swarm, 4 components, 3 systems
+                        wide   8 components per entity, 7 systems
+                        trees  hierarchies of 21 entities + propagate_transforms
+                        chain  one hierarchy as deep as the entity count
+                        churn  spawns and despawns every frame (deferred commands,
+                               CommandBuffer, prefabs, destroy_recursive)
+  --entities N        run exactly N entities (one fixed-size run per scene)
+  --ramp              grow the entity count x1.5 per step until the median frame
+                      exceeds the budget; report the largest count that fits.
+                      This is the default when --entities is not given; with
+                      --entities, the ramp starts at N.
+  --frames N          measured frames per run (default 60) or per ramp step
+                      (default 12); 2 warm-up frames are run first, untimed
+  --budget MS         frame budget in milliseconds (default 16.6)
+  --max-entities N    stop ramps at this count (default 8000000)
+  --seed N            seed of the simulated content (default 1); all output but
+                      the timings is a function of the seed
+  --wall              measure wall-clock time instead of this thread's CPU time.
+                      CPU time (the default) leaves out the time other processes
+                      take on a busy machine; on an idle one both agree
+  --json FILE         also write every figure as JSON to FILE
+  --help              this text
+
+Output: per scene, the ramp steps (or the run), then a table of systems with
+the median and 95th percentile of their time per frame, entity-frames per
+second, archetype count and memory in use; then a summary and a snapshot round
+trip check ("snapshot round trip: OK ..."). Exit status: 0 on success, 1 if the
+snapshot check fails, 2 on bad options.
+)";
+
+bool parse_size(const char* text, size_t& out) {
+    if (text == nullptr || *text == '\0') return false;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text, &end, 10);
+    if (*end != '\0' || text[0] == '-') return false;
+    out = static_cast<size_t>(v);
+    return true;
+}
+
+/// Returns 0 to continue, 1 to exit successfully (--help), 2 on a bad option.
+int parse_options(int argc, char** argv, Options& o) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+        auto need_size = [&](size_t& out, size_t min) {
+            if (!parse_size(value, out) || out < min) {
+                std::fprintf(stderr, "stress_harness: %s needs a number >= %zu\n", arg.c_str(), min);
+                return false;
+            }
+            ++i;
+            return true;
+        };
+        if (arg == "--help" || arg == "-h") {
+            std::fputs(HELP, stdout);
+            return 1;
+        } else if (arg == "--scene" && value != nullptr) {
+            o.scene = value;
+            ++i;
+        } else if (arg == "--entities") {
+            if (!need_size(o.entities, 1)) return 2;
+        } else if (arg == "--frames") {
+            if (!need_size(o.frames, 1)) return 2;
+        } else if (arg == "--max-entities") {
+            if (!need_size(o.max_entities, 1)) return 2;
+        } else if (arg == "--seed") {
+            size_t seed = 0;
+            if (!need_size(seed, 0)) return 2;
+            o.seed = seed;
+        } else if (arg == "--budget" && value != nullptr) {
+            o.budget_ms = std::atof(value);
+            ++i;
+            if (!(o.budget_ms > 0.0)) {
+                std::fprintf(stderr, "stress_harness: --budget needs a positive number of milliseconds\n");
+                return 2;
+            }
+        } else if (arg == "--ramp") {
+            o.ramp = true;
+        } else if (arg == "--wall") {
+            o.wall = true;
+        } else if (arg == "--json" && value != nullptr) {
+            o.json = value;
+            ++i;
+        } else {
+            std::fprintf(stderr, "stress_harness: unknown or incomplete option '%s' (see --help)\n", arg.c_str());
+            return 2;
+        }
+    }
+    if (o.entities == 0) o.ramp = true;
+    measure_ms = o.wall ? &wall_ms : &cpu_ms;
+    bool known = o.scene == "all";
+    for (const harness::SceneInfo& s : harness::scenes()) known = known || o.scene == s.name;
+    if (!known) {
+        std::fprintf(stderr, "stress_harness: unknown scene '%s' (see --help)\n", o.scene.c_str());
+        return 2;
+    }
+    return 0;
+}
+
+// ---- Measurements --------------------------------------------------------------------------------
+
+struct Stats {
+    double median = 0;
+    double p95 = 0;
+    double mean = 0;
+};
+
+Stats summarize(std::vector<double> samples) {
+    Stats s;
+    if (samples.empty()) return s;
+    std::sort(samples.begin(), samples.end());
+    const size_t n = samples.size();
+    s.median = n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+    s.p95 = samples[std::min(n - 1, static_cast<size_t>(std::ceil(0.95 * static_cast<double>(n))) - 1)];
+    double total = 0;
+    for (const double v : samples) total += v;
+    s.mean = total / static_cast<double>(n);
+    return s;
+}
+
+struct SystemResult {
+    std::string name;
+    Stats ms;
+};
+
+struct RunResult {
+    std::string scene;
+    size_t requested = 0; ///< the entity count asked for
+    size_t entities = 0;  ///< live entities after the last frame
+    size_t frames = 0;
+    double setup_ms = 0;
+    Stats frame;      ///< in the measuring clock (CPU time unless --wall)
+    Stats frame_wall; ///< wall-clock frame time, for reference
+    Stats overhead;   ///< frame time not spent inside a system: deferred flushes, registry
+    std::vector<SystemResult> systems;
+    size_t archetypes = 0;
+    size_t memory_bytes = 0;
+    std::string notes;
+
+    [[nodiscard]] double entity_frames_per_second() const {
+        return frame.median > 0 ? static_cast<double>(entities) * 1000.0 / frame.median : 0.0;
+    }
+};
+
+class Progress {
+public:
+    Progress() : enabled_(HARNESS_ISATTY(2) != 0) {}
+    void show(const char* scene, size_t entities, size_t frame, size_t frames) {
+        if (!enabled_) return;
+        std::fprintf(stderr, "\r  [%s] %zu entities: frame %zu/%zu   ", scene, entities, frame, frames);
+        std::fflush(stderr);
+    }
+    void clear() {
+        if (!enabled_) return;
+        std::fprintf(stderr, "\r%60s\r", "");
+        std::fflush(stderr);
+    }
+
+private:
+    bool enabled_;
+};
+
+/// Seed of a scene's content: the user's seed mixed with the scene's name.
+uint64_t scene_seed(uint64_t seed, const char* name) {
+    uint64_t h = seed * 0x100000001B3ull + 0xCBF29CE484222325ull;
+    for (const char* p = name; *p != '\0'; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 0x100000001B3ull;
+    return h;
+}
+
+/// Builds a world for `info` with `entities` entities and runs `frames` timed frames (after 2
+/// untimed warm-up frames). The world is handed back through `keep` when non-null.
+RunResult run_scene(const harness::SceneInfo& info, size_t entities, size_t frames, uint64_t seed,
+                    Progress& progress, std::unique_ptr<ecs::World>* keep = nullptr) {
+    RunResult r;
+    r.scene = info.name;
+    r.requested = entities;
+    r.frames = frames;
+
+    auto world = std::make_unique<ecs::World>();
+    std::unique_ptr<harness::Scene> scene = info.make(scene_seed(seed, info.name));
+    const Clock::time_point setup = Clock::now();
+    scene->populate(*world, entities);
+    r.setup_ms = ms_since(setup);
+
+    // Every system is wrapped in a timer; the registry flushes deferred commands after each one.
+    const harness::SystemList list = scene->systems();
+    std::vector<std::vector<double>> samples(list.size());
+    std::vector<double> frame_ms, frame_wall_ms, overhead_ms;
+    double in_systems = 0;
+    ecs::SystemRegistry registry;
+    for (size_t i = 0; i < list.size(); ++i) {
+        registry.add(list[i].first, [&, i](ecs::World& w) {
+            const double t0 = measure_ms();
+            list[i].second(w);
+            const double ms = measure_ms() - t0;
+            samples[i].push_back(ms);
+            in_systems += ms;
+        });
+    }
+
+    constexpr size_t WARMUP = 2;
+    for (size_t f = 0; f < WARMUP + frames; ++f) {
+        if (f == WARMUP) {
+            for (auto& s : samples) s.clear();
+            scene->begin_measurement(); // scene counters cover timed frames only
+        }
+        in_systems = 0;
+        const double w0 = wall_ms();
+        const double t0 = measure_ms();
+        registry.run_all(*world);
+        const double ms = measure_ms() - t0;
+        const double wall = wall_ms() - w0;
+        if (f >= WARMUP) {
+            frame_ms.push_back(ms);
+            frame_wall_ms.push_back(wall);
+            overhead_ms.push_back(std::max(0.0, ms - in_systems));
+        }
+        progress.show(info.name, entities, f + 1, WARMUP + frames);
+    }
+    progress.clear();
+
+    r.frame = summarize(frame_ms);
+    r.frame_wall = summarize(frame_wall_ms);
+    r.overhead = summarize(overhead_ms);
+    for (size_t i = 0; i < list.size(); ++i) r.systems.push_back(SystemResult{list[i].first, summarize(samples[i])});
+    r.entities = world->count();
+    r.archetypes = world->archetype_count();
+    r.memory_bytes = world->memory_bytes();
+    r.notes = scene->notes(frames);
+    if (keep != nullptr) *keep = std::move(world);
+    return r;
+}
+
+// ---- Reporting -----------------------------------------------------------------------------------
+
+std::string human_count(double v) {
+    char text[32];
+    if (v >= 1e9) std::snprintf(text, sizeof text, "%.2f G", v / 1e9);
+    else if (v >= 1e6) std::snprintf(text, sizeof text, "%.1f M", v / 1e6);
+    else if (v >= 1e3) std::snprintf(text, sizeof text, "%.1f k", v / 1e3);
+    else std::snprintf(text, sizeof text, "%.0f", v);
+    return text;
+}
+
+double mib(size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+void print_systems(const RunResult& r) {
+    std::printf("  %-28s %10s %10s %6s\n", "system", "median ms", "p95 ms", "share");
+    const double total = r.frame.median > 0 ? r.frame.median : 1.0;
+    for (const SystemResult& s : r.systems)
+        std::printf("  %-28s %10.3f %10.3f %5.0f%%\n", s.name.c_str(), s.ms.median, s.ms.p95,
+                    100.0 * s.ms.median / total);
+    std::printf("  %-28s %10.3f %10.3f %5.0f%%\n", "(deferred flush + registry)", r.overhead.median, r.overhead.p95,
+                100.0 * r.overhead.median / total);
+    std::printf("  %-28s %10.3f %10.3f\n", "frame", r.frame.median, r.frame.p95);
+    if (measure_ms != &wall_ms)
+        std::printf("  %-28s %10.3f %10.3f\n", "frame (wall clock)", r.frame_wall.median, r.frame_wall.p95);
+    std::printf("  %zu entities, %s entity-frames/s, %zu archetypes, %.1f MiB in use, setup %.0f ms\n", r.entities,
+                human_count(r.entity_frames_per_second()).c_str(), r.archetypes, mib(r.memory_bytes), r.setup_ms);
+    if (!r.notes.empty()) std::printf("  %s\n", r.notes.c_str());
+}
+
+struct SceneOutcome {
+    std::string scene;
+    bool ramped = false;
+    bool fits = false;       ///< a measured count fits in the budget
+    bool hit_ceiling = false; ///< the ramp stopped at --max-entities while still fitting
+    RunResult chosen;        ///< the largest run that fits (or the only / first run)
+    std::vector<RunResult> steps;
+};
+
+SceneOutcome ramp_scene(const harness::SceneInfo& info, const Options& o, Progress& progress) {
+    SceneOutcome out;
+    out.scene = info.name;
+    out.ramped = true;
+    const size_t frames = o.frames != 0 ? o.frames : 12;
+    size_t n = o.entities != 0 ? o.entities : info.ramp_start;
+    n = std::min(n, o.max_entities);
+    std::printf("  %12s %11s %10s %10s %10s\n", "entities", "median ms", "p95 ms", "wall ms", "setup ms");
+    for (;;) {
+        RunResult r = run_scene(info, n, frames, o.seed, progress);
+        const bool fits = r.frame.median <= o.budget_ms;
+        std::printf("  %12zu %11.3f %10.3f %10.3f %10.0f  %s\n", r.entities, r.frame.median, r.frame.p95,
+                    r.frame_wall.median, r.setup_ms, fits ? "fits" : "over budget");
+        std::fflush(stdout);
+        out.steps.push_back(r);
+        if (!fits) {
+            if (!out.fits) out.chosen = r;
+            break;
+        }
+        out.fits = true;
+        out.chosen = r;
+        if (n >= o.max_entities) {
+            out.hit_ceiling = true;
+            break;
+        }
+        n = std::min(o.max_entities, static_cast<size_t>(std::ceil(static_cast<double>(n) * 1.5)));
+    }
+    if (out.fits)
+        std::printf("  largest count that fits in %.1f ms: %zu entities (median frame %.2f ms)%s\n", o.budget_ms,
+                    out.chosen.entities, out.chosen.frame.median,
+                    out.hit_ceiling ? " -- stopped at --max-entities" : "");
+    else
+        std::printf("  largest count that fits in %.1f ms: none -- %zu entities already take %.2f ms\n", o.budget_ms,
+                    out.chosen.entities, out.chosen.frame.median);
+    return out;
+}
+
+void json_stats(std::FILE* f, const Stats& s) {
+    std::fprintf(f, "{\"median\": %.6f, \"p95\": %.6f, \"mean\": %.6f}", s.median, s.p95, s.mean);
+}
+
+void json_run(std::FILE* f, const RunResult& r, const char* indent) {
+    std::fprintf(f, "{\"requested\": %zu, \"entities\": %zu, \"frames\": %zu, \"setup_ms\": %.3f, \"frame_ms\": ",
+                 r.requested, r.entities, r.frames, r.setup_ms);
+    json_stats(f, r.frame);
+    std::fprintf(f, ", \"frame_wall_ms\": ");
+    json_stats(f, r.frame_wall);
+    std::fprintf(f, ",\n%s \"overhead_ms\": ", indent);
+    json_stats(f, r.overhead);
+    std::fprintf(f, ",\n%s \"systems\": [", indent);
+    for (size_t i = 0; i < r.systems.size(); ++i) {
+        std::fprintf(f, "%s{\"name\": \"%s\", \"ms\": ", i == 0 ? "" : ", ", r.systems[i].name.c_str());
+        json_stats(f, r.systems[i].ms);
+        std::fprintf(f, "}");
+    }
+    std::fprintf(f, "],\n%s \"entity_frames_per_second\": %.1f, \"archetypes\": %zu, \"memory_bytes\": %zu, "
+                    "\"notes\": \"%s\"}",
+                 indent, r.entity_frames_per_second(), r.archetypes, r.memory_bytes, r.notes.c_str());
+}
+
+bool write_json(const std::string& path, const Options& o, const std::vector<SceneOutcome>& outcomes,
+                const harness::SnapshotReport& snap, double total_s) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) return false;
+    std::fprintf(f, "{\n  \"ecs_version\": \"%d.%d.%d\",\n  \"seed\": %llu,\n  \"budget_ms\": %.4f,\n",
+                 ECS_VERSION_MAJOR, ECS_VERSION_MINOR, ECS_VERSION_PATCH, static_cast<unsigned long long>(o.seed),
+                 o.budget_ms);
+#if defined(NDEBUG)
+    std::fprintf(f, "  \"optimized\": true,\n");
+#else
+    std::fprintf(f, "  \"optimized\": false,\n");
+#endif
+    std::fprintf(f, "  \"clock\": \"%s\",\n", measure_ms == &wall_ms ? "wall" : "thread_cpu");
+    std::fprintf(f, "  \"hardware_threads\": %u,\n  \"scenes\": [\n", std::thread::hardware_concurrency());
+    for (size_t s = 0; s < outcomes.size(); ++s) {
+        const SceneOutcome& out = outcomes[s];
+        std::fprintf(f, "    {\"scene\": \"%s\", \"ramp\": %s, \"fits_in_budget\": %s, \"largest_fitting_entities\": %zu,\n",
+                     out.scene.c_str(), out.ramped ? "true" : "false", out.fits ? "true" : "false",
+                     out.fits ? out.chosen.entities : size_t(0));
+        std::fprintf(f, "     \"result\": ");
+        json_run(f, out.chosen, "     ");
+        std::fprintf(f, ",\n     \"steps\": [");
+        for (size_t i = 0; i < out.steps.size(); ++i) {
+            const RunResult& r = out.steps[i];
+            std::fprintf(f, "%s{\"entities\": %zu, \"median_ms\": %.6f, \"p95_ms\": %.6f}", i == 0 ? "" : ", ",
+                         r.entities, r.frame.median, r.frame.p95);
+        }
+        std::fprintf(f, "]}%s\n", s + 1 < outcomes.size() ? "," : "");
+    }
+    std::fprintf(f, "  ],\n  \"snapshot\": {\"ok\": %s, \"entities\": %zu, \"components\": %zu, \"archetypes\": %zu, "
+                    "\"bytes\": %zu, \"write_ms\": %.3f, \"read_ms\": %.3f, \"checksum\": \"%016llx\"},\n",
+                 snap.ok ? "true" : "false", snap.entities, snap.components, snap.archetypes, snap.bytes, snap.write_ms,
+                 snap.read_ms, static_cast<unsigned long long>(snap.checksum));
+    std::fprintf(f, "  \"total_seconds\": %.3f\n}\n", total_s);
+    return std::fclose(f) == 0;
+}
+
+const char* compiler() {
+#if defined(__clang__)
+    return "clang++ " __clang_version__;
+#elif defined(__GNUC__)
+    return "g++ " __VERSION__;
+#elif defined(_MSC_VER)
+    return "MSVC";
+#else
+    return "unknown compiler";
+#endif
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    const int parsed = parse_options(argc, argv, o);
+    if (parsed == 1) return 0;
+    if (parsed == 2) return 2;
+
+    const Clock::time_point start = Clock::now();
+    Progress progress;
+    std::printf("ecs %d.%d.%d stress harness: how many entities fit in one %.1f ms frame on this machine?\n",
+                ECS_VERSION_MAJOR, ECS_VERSION_MINOR, ECS_VERSION_PATCH, o.budget_ms);
+#if defined(NDEBUG)
+    const char* build = "optimised build";
+#else
+    const char* build = "DEBUG build (assertions on): timings are not representative, use the release preset";
+#endif
+    std::printf("%s, %s, %u hardware threads (one is used), seed %llu\n", compiler(), build,
+                std::thread::hardware_concurrency(), static_cast<unsigned long long>(o.seed));
+    std::printf("times are %s\n", o.wall ? "wall-clock" : "this thread's CPU time (other processes do not count; --wall for wall-clock)");
+    if (o.ramp)
+        std::printf("each scene grows x1.5 per step until its median frame exceeds %.1f ms\n", o.budget_ms);
+
+    std::vector<SceneOutcome> outcomes;
+    for (const harness::SceneInfo& info : harness::scenes()) {
+        if (o.scene != "all" && o.scene != info.name) continue;
+        std::printf("\n[%s] %s\n", info.name, info.summary);
+        SceneOutcome out;
+        if (o.ramp) {
+            out = ramp_scene(info, o, progress);
+        } else {
+            out.scene = info.name;
+            out.chosen = run_scene(info, o.entities, o.frames != 0 ? o.frames : 60, o.seed, progress);
+            out.fits = out.chosen.frame.median <= o.budget_ms;
+            out.steps.push_back(out.chosen);
+            std::printf("  %zu entities, %zu frames: median %.3f ms, p95 %.3f ms (%s the %.1f ms budget)\n",
+                        out.chosen.entities, out.chosen.frames, out.chosen.frame.median, out.chosen.frame.p95,
+                        out.fits ? "within" : "over", o.budget_ms);
+        }
+        print_systems(out.chosen);
+        std::fflush(stdout);
+        outcomes.push_back(std::move(out));
+    }
+
+    std::printf("\nsummary: entities within a %.1f ms frame%s\n", o.budget_ms, o.ramp ? "" : " (fixed-size runs)");
+    std::printf("  %-6s %12s %10s %10s %12s %11s %10s\n", "scene", "entities", "median ms", "ns/entity",
+                "entity-fr/s", "archetypes", "MiB");
+    for (const SceneOutcome& out : outcomes) {
+        const RunResult& r = out.chosen;
+        char count[32];
+        if (out.fits) std::snprintf(count, sizeof count, "%zu%s", r.entities, out.hit_ceiling ? "+" : "");
+        else std::snprintf(count, sizeof count, "<%zu", r.entities);
+        std::printf("  %-6s %12s %10.3f %10.1f %12s %11zu %10.1f\n", out.scene.c_str(), count, r.frame.median,
+                    r.entities != 0 ? r.frame.median * 1e6 / static_cast<double>(r.entities) : 0.0,
+                    human_count(r.entity_frames_per_second()).c_str(), r.archetypes, mib(r.memory_bytes));
+    }
+
+    // Snapshot round trip on a churn world of fixed size (so its checksum depends only on the seed):
+    // it holds prefab instances, hierarchies, tags, transforms and a free list full of dead slots.
+    const size_t snapshot_entities = o.entities != 0 ? std::min<size_t>(o.entities, 200000) : 20000;
+    std::unique_ptr<ecs::World> snapshot_world;
+    const harness::SceneInfo& churn = harness::scenes().back();
+    run_scene(churn, snapshot_entities, 30, o.seed, progress, &snapshot_world);
+    const harness::SnapshotReport snap = harness::snapshot_round_trip(*snapshot_world);
+    const double total_s = ms_since(start) / 1000.0;
+    if (snap.ok)
+        std::printf("\nsnapshot round trip: OK (%zu entities, %zu components, %zu archetypes, %.1f MiB, write %.1f ms, "
+                    "read %.1f ms, checksum %016llx)\n",
+                    snap.entities, snap.components, snap.archetypes, mib(snap.bytes), snap.write_ms, snap.read_ms,
+                    static_cast<unsigned long long>(snap.checksum));
+    else
+        std::printf("\nsnapshot round trip: FAILED: %s\n", snap.failure.c_str());
+
+    if (!o.json.empty()) {
+        if (write_json(o.json, o, outcomes, snap, total_s)) {
+            std::printf("figures written to %s\n", o.json.c_str());
+        } else {
+            std::fprintf(stderr, "stress_harness: cannot write %s\n", o.json.c_str());
+            return 1;
+        }
+    }
+    std::printf("total time %.1f s\n", total_s);
+    return snap.ok ? 0 : 1;
+}
