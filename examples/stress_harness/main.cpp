@@ -68,7 +68,7 @@ double (*measure_ms)() = &cpu_ms;
 struct Options {
     std::string scene = "all";
     size_t entities = 0; ///< 0: not given
-    size_t frames = 0;   ///< 0: not given (60 for a fixed run, 12 per ramp step)
+    size_t frames = 0;   ///< 0: not given (60 for a fixed run, 10 per ramp step)
     bool ramp = false;
     uint64_t seed = 1;
     double budget_ms = 16.6;
@@ -94,7 +94,7 @@ Usage: stress_harness [options]
                       This is the default when --entities is not given; with
                       --entities, the ramp starts at N.
   --frames N          measured frames per run (default 60) or per ramp step
-                      (default 12); 2 warm-up frames are run first, untimed
+                      (default 10); 2 warm-up frames are run first, untimed
   --budget MS         frame budget in milliseconds (default 16.6)
   --max-entities N    stop ramps at this count (default 8000000)
   --seed N            seed of the simulated content (default 1); all output but
@@ -356,7 +356,7 @@ SceneOutcome ramp_scene(const harness::SceneInfo& info, const Options& o, Progre
     SceneOutcome out;
     out.scene = info.name;
     out.ramped = true;
-    const size_t frames = o.frames != 0 ? o.frames : 12;
+    const size_t frames = o.frames != 0 ? o.frames : 10;
     size_t n = o.entities != 0 ? o.entities : info.ramp_start;
     n = std::min(n, o.max_entities);
     std::printf("  %12s %11s %10s %10s %10s\n", "entities", "median ms", "p95 ms", "wall ms", "setup ms");

@@ -130,8 +130,8 @@ struct SnapshotReport {
     double read_ms = 0;
 };
 
-/// Serializes `world` (moved-from state is not used: `world` is left as it was, apart from one
-/// entity created and destroyed to compare the next handle) and checks the copy.
+/// Serializes `world`, loads the snapshot into a new world and compares the two. `world` keeps its
+/// entities; one entity is created and destroyed in it at the end, to compare the next handle.
 inline SnapshotReport snapshot_round_trip(ecs::World& world) {
     using Clock = std::chrono::steady_clock;
     SnapshotReport r;
