@@ -240,10 +240,9 @@ public:
      */
     template <typename T>
     [[nodiscard]] T& get(Entity e) {
-        using C = detail::bare_t<T>;
 #if ECS_ASSERT_ENABLED
         if (!ECS_CHECK(alive(e), "World::get: entity is not alive")) return detail::fallback_object<T>();
-        if (!ECS_CHECK(records_[e.index].archetype->has(component_id<C>()), "World::get: entity does not have the component"))
+        if (!ECS_CHECK(records_[e.index].archetype->has(component_id<T>()), "World::get: entity does not have the component"))
             return detail::fallback_object<T>();
 #endif
         const EntityRecord& r = records_[e.index];

@@ -41,8 +41,6 @@ file(MAKE_DIRECTORY "${OUT_DIR}")
 foreach(variant debug release)
   if(variant STREQUAL "release")
     set(variant_flags -O2 -DNDEBUG)
-    # WORKAROUND, remove with the one in tests/headers/CMakeLists.txt (World::get's unused alias).
-    list(APPEND variant_flags -Wno-unused-local-typedefs)
   else()
     set(variant_flags -O0 -g)
   endif()
