@@ -68,7 +68,7 @@ void swap_via_moves(T& a, T& b) noexcept {
         swap(a, b);
     } else {
         // Types without move assignment are swapped through move construction alone.
-        alignas(T) unsigned char tmp_bytes[sizeof(T)];
+        alignas(T) unsigned char tmp_bytes[sizeof(T)] = {}; // zeroed: quiets a g++ -O2 false positive
         T* tmp = ::new (static_cast<void*>(tmp_bytes)) T(std::move(a));
         a.~T();
         ::new (static_cast<void*>(&a)) T(std::move(b));

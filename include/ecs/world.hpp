@@ -146,11 +146,7 @@ public:
     World& operator=(const World&) = delete;
     World(World&&) noexcept = default;
     World& operator=(World&&) noexcept = default;
-    ~World() {
-        deferred_.clear();
-        for (auto& slot : resources_)
-            if (slot.value) slot.destroy(slot.value);
-    }
+    ~World() { deferred_.clear(); } // pending payloads go before the components they may name
 
     // ----------------------------------------------------------------------------------------------
     // Entity lifecycle
@@ -427,16 +423,18 @@ public:
             set_resource(R(value)); // copy first: `value` may be the resource being replaced
         } else {
             ResourceSlot& slot = resource_slot(component_id<R>());
-            if (slot.value) {
-                static_cast<R*>(slot.value)->~R();
+            if (slot) {
+                R* old = static_cast<R*>(slot.get());
+                old->~R(); // the old value is destroyed; the new one takes its storage
+                ::new (static_cast<void*>(old)) R(std::move(value));
             } else {
-                slot.value = ::operator new(sizeof(R), std::align_val_t(alignof(R)));
-                slot.destroy = [](void* p) {
-                    static_cast<R*>(p)->~R();
-                    ::operator delete(p, std::align_val_t(alignof(R)));
-                };
+                void* storage = ::operator new(sizeof(R), std::align_val_t(alignof(R)));
+                ::new (storage) R(std::move(value));
+                slot = ResourceSlot(storage, ResourceDeleter{[](void* p) noexcept {
+                                       static_cast<R*>(p)->~R();
+                                       ::operator delete(p, std::align_val_t(alignof(R)));
+                                   }});
             }
-            ::new (slot.value) R(std::move(value));
         }
     }
     /// @brief The resource of type `T`. @pre It exists (asserted).
@@ -450,7 +448,7 @@ public:
     template <typename T>
     [[nodiscard]] T* try_resource() noexcept {
         const ComponentTypeID id = component_id<T>();
-        return id < resources_.size() ? static_cast<T*>(resources_[id].value) : nullptr;
+        return id < resources_.size() ? static_cast<T*>(resources_[id].get()) : nullptr;
     }
     template <typename T>
     [[nodiscard]] const T* try_resource() const noexcept {
@@ -465,11 +463,7 @@ public:
     template <typename T>
     void remove_resource() noexcept {
         const ComponentTypeID id = component_id<T>();
-        if (id >= resources_.size() || resources_[id].value == nullptr) return;
-        ResourceSlot& slot = resources_[id];
-        void* value = slot.value;
-        slot.value = nullptr;
-        slot.destroy(value);
+        if (id < resources_.size()) resources_[id].reset();
     }
 
     // ----------------------------------------------------------------------------------------------
@@ -554,10 +548,13 @@ private:
     friend struct detail::WorldAccess;
     friend class DeferredProxy;
 
-    struct ResourceSlot {
-        void* value = nullptr;
-        void (*destroy)(void*) = nullptr;
+    /// Destroys a resource and frees its (type-aligned) storage.
+    struct ResourceDeleter {
+        void (*destroy)(void*) noexcept = nullptr;
+        void operator()(void* p) const noexcept { destroy(p); }
     };
+    /// Owning: moving or move-assigning a World destroys the target's resources exactly once.
+    using ResourceSlot = std::unique_ptr<void, ResourceDeleter>;
     using HookList = std::vector<std::unique_ptr<ErasedHook>>;
 
     // -- entity slots ------------------------------------------------------------------------------
