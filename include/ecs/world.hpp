@@ -199,11 +199,24 @@ public:
         if (!ECS_CHECK(iterating_ == 0, "World::destroy: structural change during iteration (use deferred())")) return;
         Archetype* arch = records_[e.index].archetype;
         if (ECS_UNLIKELY(any_remove_hooks_) && (arch->mask & remove_hook_mask_).any()) {
-            for (size_t i = 0; i < arch->types.size(); ++i) {
-                if (!remove_hook_mask_.test(arch->types[i])) continue;
-                fire_on_remove(e, arch->types[i]);
-                if (!alive(e)) return;
+            // A hook may destroy other entities whose hooks destroy `e` again: that nested call is a
+            // no-op, this one finishes the job.
+            if (std::find(dying_.begin(), dying_.end(), e.index) != dying_.end()) return;
+            dying_.push_back(e.index);
+            struct Unmark { // also when a hook throws
+                std::vector<uint32_t>& dying;
+                uint32_t index;
+                ~Unmark() { dying.erase(std::find(dying.begin(), dying.end(), index)); }
+            };
+            {
+                Unmark unmark{dying_, e.index};
+                for (size_t i = 0; i < arch->types.size(); ++i) {
+                    if (!remove_hook_mask_.test(arch->types[i])) continue;
+                    fire_on_remove(e, arch->types[i]);
+                    if (!alive(e)) break;
+                }
             }
+            if (!alive(e)) return;
             arch = records_[e.index].archetype; // a hook broke the rules and moved it: follow it
         }
         const uint32_t row = records_[e.index].row;
@@ -841,6 +854,7 @@ private:
     ComponentMask remove_hook_mask_;
     bool any_add_hooks_ = false;
     bool any_remove_hooks_ = false;
+    std::vector<uint32_t> dying_; ///< slots whose on_remove hooks are running (nested destroys)
 
     std::vector<ResourceSlot> resources_;
     detail::CommandQueue deferred_;
