@@ -974,3 +974,30 @@ TEST_CASE("command_buffer: commands recorded into the buffer while it flushes ru
     CHECK(w.count<Hp, Frozen>() == 4);
     CHECK(w.check_invariants());
 }
+
+TEST_CASE("command_buffer: clear called by a hook while the buffer flushes drops only what has not run", "[command_buffer]") {
+    // A hook may cancel the rest of a flush with clear(). The commands already run and the one
+    // running must not be destroyed again; what is recorded after the clear still runs.
+    Item::reset();
+    {
+        World w;
+        CommandBuffer buf;
+        w.on_add<Hp>([&](World&, Entity, Hp& h) {
+            if (h.value != 1) return;
+            buf.clear();                         // drops the creations of 2 and 3
+            buf.create_with(Item{10}, Hp{10});   // recorded after the clear: runs in this flush
+        });
+        for (int i = 0; i < 4; ++i) buf.create_with(Item{i}, Hp{i});
+        buf.flush(w);
+        CHECK(buf.empty());
+        std::vector<int> made;
+        w.each<Item, Hp>([&](Entity, Item& it, Hp& h) {
+            CHECK(it.value() == h.value);
+            made.push_back(h.value);
+        });
+        CHECK(made == std::vector<int>{0, 1, 10});
+        CHECK(Item::tally().bad_destroys == 0);
+        CHECK(Item::tally().alive() == 3);
+    }
+    CHECK(Item::tally().clean());
+}

@@ -160,7 +160,7 @@ TEST_CASE("system: a system may add systems while run_all runs", "[.][system]") 
         int late_runs;
         int marker_seen;
     } shared{&reg, 0, 0};
-    const int marker = 42;
+    int marker = 42; // not const: a const int would need no capture
     // Two words of captures: small enough to live inside the std::function itself.
     reg.add("bootstrap", [&shared, marker](World&) {
         if (shared.reg->size() == 1)
