@@ -148,11 +148,10 @@ TEST_CASE("system: systems may be any callable, captured state is kept and destr
     CHECK(Token::tally().clean());
 }
 
-// BUG: see report. run_all calls systems_[i].fn while a system may add systems: push_back then
-// reallocates the vector and moves the std::function that is running (a small callable lives inside
-// it), so the running system's captures are freed under it (ASan: heap-use-after-free). Hidden ([.])
-// until the fix lands, because under ASan it aborts the whole test binary; run it by name.
-TEST_CASE("system: a system may add systems while run_all runs", "[.][system]") {
+// Regression: run_all calls systems_[i].fn while a system may add systems; with a vector, push_back
+// reallocated and moved the running std::function (a small callable lives inside it), freeing the
+// running system's captures under it (ASan: heap-use-after-free).
+TEST_CASE("system: a system may add systems while run_all runs", "[system]") {
     World w;
     SystemRegistry reg;
     struct Shared {

@@ -8,10 +8,10 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <functional>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "world.hpp"
 
@@ -46,7 +46,7 @@ private:
         std::string name;
         SystemFunc fn;
     };
-    std::vector<Entry> systems_;
+    std::deque<Entry> systems_; ///< a deque: a system may add systems while run_all runs it
 };
 
 } // namespace ecs

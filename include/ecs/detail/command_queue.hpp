@@ -100,8 +100,22 @@ public:
         running_ = false;
     }
 
-    /// Destroys every unexecuted payload without executing it; keeps the pages.
-    void clear() noexcept { drop_from(0, 0); }
+    /**
+     * Destroys every unexecuted payload without executing it; keeps the pages. Called by a command of
+     * this very queue while it runs, it drops only the records after the running one; records made
+     * afterwards still run in this flush.
+     */
+    void clear() noexcept {
+        if (!running_) {
+            drop_from(0, 0);
+            return;
+        }
+        drop_range(run_page_, run_offset_);
+        pages_[run_page_].used = run_offset_;
+        for (size_t p = run_page_ + 1; p < pages_.size(); ++p) pages_[p].used = 0;
+        current_ = run_page_;
+        count_ = 0;
+    }
 
     /// Bytes of page memory held (for diagnostics).
     [[nodiscard]] size_t capacity_bytes() const noexcept {
@@ -113,10 +127,15 @@ public:
 private:
     /// Destroys the payloads of every record from (page, offset) on, then resets the queue.
     void drop_from(size_t first_page, size_t first_offset) noexcept {
+        drop_range(first_page, first_offset);
+        reset();
+    }
+
+    /// Destroys the payloads of every record from (page, offset) on; the bookkeeping is the caller's.
+    void drop_range(size_t first_page, size_t first_offset) noexcept {
         for (size_t p = first_page; p < pages_.size() && p <= current_; ++p) {
-            size_t offset = p == first_page && first_offset != 0
-                                ? first_offset
-                                : align_offset(pages_[p].memory.get(), 0, alignof(Header));
+            const size_t start = align_offset(pages_[p].memory.get(), 0, alignof(Header));
+            size_t offset = p == first_page && first_offset > start ? first_offset : start;
             while (offset < pages_[p].used) {
                 uint8_t* base = pages_[p].memory.get();
                 const Header header = *reinterpret_cast<Header*>(base + offset);
@@ -124,7 +143,6 @@ private:
                 offset = header.next;
             }
         }
-        reset();
     }
 
     struct Header {
