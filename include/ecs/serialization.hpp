@@ -7,7 +7,7 @@
  * entity of a World (alive and dead slots, generations, free list, component values, archetype
  * structure) to a std::ostream; deserialize() rebuilds it in an empty World.
  *
- * The byte layout is described in docs/snapshot-format.md. In short: every integer of the framing
+ * The byte layout is described in SPEC.md §3.10.1. In short: every integer of the framing
  * is little-endian and fixed width on every host; component payloads are whatever the registered
  * serialize functions write. For trivially copyable types registered without functions, that is
  * the object representation (memcpy), written and read one column at a time: such snapshots move
@@ -870,7 +870,7 @@ private:
 // ---------------------------------------------------------------------------------------------------
 
 /**
- * @brief Writes a binary snapshot of `world` to `out` (format: docs/snapshot-format.md).
+ * @brief Writes a binary snapshot of `world` to `out` (format: SPEC.md §3.10.1).
  *
  * Captures every entity slot (live and dead), generations, the free list in order, archetype
  * structure and component values. Archetypes without rows are skipped. Resources, observers and
