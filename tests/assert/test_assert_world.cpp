@@ -19,14 +19,11 @@ long& counted_live() {
 }
 
 /// Counts live instances: a refused operation must neither leak nor double-destroy its arguments.
-// (`spare` members keep command payloads a multiple of 8 bytes: see the CommandQueue alignment bug
-// noted in test_model.cpp.)
 struct Counted {
     int v;
-    int spare = 0;
     explicit Counted(int value) : v(value) { ++counted_live(); }
-    Counted(const Counted& o) : v(o.v), spare(o.spare) { ++counted_live(); }
-    Counted(Counted&& o) noexcept : v(o.v), spare(o.spare) { ++counted_live(); }
+    Counted(const Counted& o) : v(o.v) { ++counted_live(); }
+    Counted(Counted&& o) noexcept : v(o.v) { ++counted_live(); }
     Counted& operator=(const Counted&) = default;
     Counted& operator=(Counted&&) noexcept = default;
     ~Counted() { --counted_live(); }
@@ -37,7 +34,6 @@ struct Pos {
 };
 struct Vel {
     float dx;
-    float spare = 0;
 };
 struct Tag {};
 struct Absent {
