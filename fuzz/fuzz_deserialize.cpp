@@ -1,0 +1,106 @@
+// libFuzzer target: bytes -> deserialize() into a fresh World, through a seekable stream and through
+// a non-seekable one (the two must agree). Must never crash or leak. On success the world must hold
+// its invariants, survive use (queries, migration, creation, destruction) and round-trip: the
+// snapshot of the loaded world loads again into the same snapshot. On failure the world must be
+// left empty, valid and usable. Component kinds and snapshot functions: tests/test_model.cpp.
+#define ECS_MODEL_NO_TESTS
+#include "../tests/test_model.cpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <streambuf>
+#include <string>
+
+namespace {
+
+/// Serves bytes from memory and cannot seek: deserialize() then reads the whole stream first.
+class OneWayBuf : public std::streambuf {
+public:
+    OneWayBuf(const char* data, size_t size) {
+        char* p = const_cast<char*>(data);
+        setg(p, p, p + size);
+    }
+};
+
+[[noreturn]] void die(const char* what, const std::string& detail = std::string()) {
+    std::fprintf(stderr, "fuzz_deserialize: %s %s\n", what, detail.c_str());
+    std::abort();
+}
+
+/// Reads every component of every entity, moves one entity through a migration, creates and
+/// destroys: a loaded world must behave like any other.
+void exercise(ecs::World& w) {
+    size_t visited = 0;
+    std::vector<ecs::Entity> entities;
+    w.each<>([&](ecs::Entity e) {
+        ++visited;
+        entities.push_back(e);
+    });
+    if (visited != w.count()) die("each<> visits", std::to_string(visited) + " of " + std::to_string(w.count()));
+    for (ecs::Entity e : entities) {
+        if (!w.alive(e)) die("a visited entity is not alive");
+        for_each_kind([&](auto* tag) {
+            using T = std::remove_pointer_t<decltype(tag)>;
+            if (const T* p = w.try_get<T>(e)) (void)Traits<T>::weight(*p);
+        });
+        if (const ecs::Children* c = w.try_get<ecs::Children>(e)) (void)c->entities.size();
+    }
+    if (!entities.empty()) {
+        const ecs::Entity e = entities[entities.size() / 2];
+        if (w.has<ModelPod>(e)) w.remove<ModelPod>(e);
+        else w.add(e, ModelPod{1, 0.5f});
+        w.add(e, std::string("migrated"));
+        if (w.get<std::string>(e) != "migrated") die("a loaded entity lost a value after migration");
+        w.destroy(entities.front());
+    }
+    const ecs::Entity fresh = w.create_with(ModelNoDefault(3), ModelTag{});
+    if (!w.alive(fresh)) die("create_with after load failed");
+    if (!w.check_invariants()) die("invariants broken after using a loaded world");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    register_model_components();
+    const ModelLife& life = model_life();
+    const size_t live_before = life.live.size();
+    const long empty_before = life.empty_constructed - life.empty_destroyed;
+    {
+        const std::string bytes(reinterpret_cast<const char*>(data), size);
+        ecs::World seekable_world;
+        std::istringstream seekable(bytes);
+        const ecs::DeserializeResult r = ecs::deserialize(seekable_world, seekable);
+
+        ecs::World one_way_world;
+        OneWayBuf buf(bytes.data(), bytes.size());
+        std::istream one_way(&buf);
+        const ecs::DeserializeResult r2 = ecs::deserialize(one_way_world, one_way);
+        if (r.error != r2.error || (!r && r.offset != r2.offset))
+            die("seekable and non-seekable streams disagree:", r.message + " / " + r2.message);
+
+        if (!r) {
+            if (seekable_world.count() != 0 || !seekable_world.check_invariants()) die("a failed load changed the world");
+            if (r.message.empty()) die("a failed load has no message");
+            exercise(seekable_world);
+        } else {
+            if (!seekable_world.check_invariants()) die("invariants broken after a successful load");
+            if (seekable_world.count() != one_way_world.count()) die("the two loads differ");
+            std::ostringstream first;
+            ecs::serialize(seekable_world, first);
+            ecs::World again;
+            std::istringstream in(first.str());
+            const ecs::DeserializeResult r3 = ecs::deserialize(again, in);
+            if (!r3) die("a snapshot of a loaded world does not load:", r3.message);
+            std::ostringstream second;
+            ecs::serialize(again, second);
+            if (second.str() != first.str()) die("snapshot -> load -> snapshot is not stable");
+            exercise(seekable_world);
+        }
+    }
+    if (life.live.size() != live_before || life.bad != 0 || life.empty_constructed - life.empty_destroyed != empty_before)
+        die("component objects leaked or destroyed twice");
+    return 0;
+}

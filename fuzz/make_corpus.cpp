@@ -1,0 +1,84 @@
+// Regenerates the seed corpus committed under fuzz/corpus/:  fuzz_make_corpus <path to fuzz/corpus>
+//   fuzz_deserialize/  snapshots of small worlds using every model kind (see tests/test_model.cpp)
+//   fuzz_ops/          deterministic pseudo-random byte strings, one per hook set-up (first byte % 4)
+#define ECS_MODEL_NO_TESTS
+#include "../tests/test_model.cpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+bool write_file(const std::string& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return static_cast<bool>(out);
+}
+
+std::string snapshot(const ecs::World& w) {
+    std::ostringstream out;
+    ecs::serialize(w, out);
+    return out.str();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s <fuzz/corpus directory>\n", argv[0]);
+        return 2;
+    }
+    const std::string root = argv[1];
+    register_model_components();
+    bool ok = true;
+
+    {
+        ecs::World empty;
+        ok &= write_file(root + "/fuzz_deserialize/empty.bin", snapshot(empty));
+    }
+    {
+        // Every kind, short and long strings, dead slots (free list), a small hierarchy.
+        ecs::World w;
+        std::vector<ecs::Entity> es;
+        es.push_back(w.create());
+        es.push_back(w.create_with(std::string("ab"), ModelPod{7, 3.5f}));
+        es.push_back(w.create_with(std::string(40, 'L') + "x", ModelTag{}, ModelEmptyCounted{}));
+        es.push_back(w.create_with(ModelMoveOnly(5), ModelAligned(6), ModelNoDefault(8)));
+        es.push_back(w.create_with(Traits<ModelBig>::make(9), ModelPod{9, 4.5f}));
+        es.push_back(w.create_with(ModelPod{1, 0.5f}));
+        es.push_back(w.create_with(ModelPod{2, 1.0f}));
+        w.destroy(es[5]);
+        w.destroy(es[0]);
+        ecs::set_parent(w, es[2], es[1]);
+        ecs::set_parent(w, es[3], es[1]);
+        ecs::set_parent(w, es[4], es[3]);
+        ok &= write_file(root + "/fuzz_deserialize/all_kinds.bin", snapshot(w));
+    }
+    {
+        // Trivially copyable columns only (written as whole blocks).
+        ecs::World w;
+        for (int i = 0; i < 5; ++i) (void)w.create_with(ModelPod{i, 0.5f * static_cast<float>(i)}, ModelTag{});
+        ok &= write_file(root + "/fuzz_deserialize/pods.bin", snapshot(w));
+    }
+    {
+        uint64_t state = 0x2545F4914F6CDD1Dull;
+        const size_t lengths[] = {16, 64, 256, 1024, 4096};
+        int n = 0;
+        for (size_t length : lengths) {
+            std::string bytes(length, '\0');
+            for (char& c : bytes) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                c = static_cast<char>(state & 0xFF);
+            }
+            bytes[0] = static_cast<char>(n % 4); // hook set-up
+            ok &= write_file(root + "/fuzz_ops/random_" + std::to_string(length) + ".bin", bytes);
+            ++n;
+        }
+    }
+    if (!ok) std::fprintf(stderr, "fuzz_make_corpus: could not write the corpus under %s\n", root.c_str());
+    return ok ? 0 : 1;
+}
