@@ -1910,7 +1910,7 @@ TEST_CASE(model_test_name, "[model]") {
 // and create_with / instantiate likewise read freed memory when the target archetype's block grows
 // (ASan: heap-use-after-free), and add(e, std::move(w.get<T>(e))) destroys the value before moving
 // from it. Lvalues are copied first and are fine. Hidden until fixed (it aborts an ASan binary).
-TEST_CASE("model: rvalue arguments aliasing the world's storage", "[model][.bug]") {
+TEST_CASE("model: rvalue arguments aliasing the world's storage", "[model]") {
     const size_t live_before = model_life().live.size();
     {
         ecs::World w;

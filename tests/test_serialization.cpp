@@ -42,8 +42,10 @@ struct SerVel {
     friend bool operator==(const SerVel& a, const SerVel& b) { return a.dx == b.dx && a.dy == b.dy; }
 };
 struct SerTag {};
+// No padding (16 floats fill the 64 bytes): memcpy-serialized columns copy padding bytes as they are,
+// so a padded type would make the "same bytes after reload" check read uninitialised memory.
 struct alignas(64) SerAligned {
-    float v[4];
+    float v[16];
     friend bool operator==(const SerAligned& a, const SerAligned& b) { return std::memcmp(a.v, b.v, sizeof a.v) == 0; }
 };
 struct SerText {

@@ -120,6 +120,10 @@ public:
         return static_cast<uint32_t>(entities.size() - 1);
     }
 
+    /// True when the next push_entity moves this archetype's existing components to a new block (so
+    /// an argument referring into the old block must be taken out first).
+    [[nodiscard]] bool full() const noexcept { return capacity_ != 0 && entities.size() == capacity_; }
+
     /// Destroys every component at `row` (the row itself stays until remove_hole).
     void destroy_row(size_t row) noexcept {
         if (all_trivial) return;

@@ -321,38 +321,49 @@ struct PrefabAccess {
                                   ? hinted(world, prefab.archetype_hint_, prefab, ids, extends, 0)
                                   : hinted(world, pack_hint<bare_t<Os>...>(), prefab, ids, extends, N);
             if (arch == nullptr) return INVALID_ENTITY;
-
-            uint32_t row = 0;
-            const Entity e = WorldAccess::spawn(world, *arch, row);
-            // Defaults first (those not overridden), then every override, all at `row`. Nothing here
-            // calls user code other than constructors, so `arch`'s block cannot move meanwhile.
-            for (const Prefab::Entry& entry : prefab.entries_) {
-                if (entry.is_tag || overridden(entry.id, ids, N)) continue;
-                entry.copy_to(arch->column(entry.id).at(row), prefab.buffer_ + entry.offset);
+            if (ECS_UNLIKELY(arch->full())) {
+                // The block is about to move, and an rvalue override may live in it: move them out first.
+                return place<Os...>(world, prefab, *arch, ids, extends, bare_t<Os>(std::move(overrides))...);
             }
-            (construct_override<Os>(*arch, row, std::move(overrides)), ...);
-
-            // Hooks: prefab order, then extending overrides in argument order. A hook may change the
-            // world (and even the prefab, although it must not): re-read the sizes each time.
-            for (size_t i = 0; i < prefab.entries_.size(); ++i) WorldAccess::fire_on_add(world, e, prefab.entries_[i].id);
-            for (size_t i = 0; i < N; ++i)
-                if (extends[i]) WorldAccess::fire_on_add(world, e, ids[i]);
-            return e;
+            return place<Os...>(world, prefab, *arch, ids, extends, std::move(overrides)...);
         }
     }
 
 private:
+    /// Spawns the entity in `arch`, constructs defaults and overrides at its row, fires the hooks.
+    template <typename... Os, typename... Vs>
+    static Entity place(World& world, const Prefab& prefab, Archetype& arch, const ComponentTypeID* ids,
+                        const bool* extends, Vs&&... overrides) {
+        constexpr size_t N = sizeof...(Os);
+        uint32_t row = 0;
+        const Entity e = WorldAccess::spawn(world, arch, row);
+        // Defaults first (those not overridden), then every override, all at `row`. Nothing here
+        // calls user code other than constructors, so `arch`'s block cannot move meanwhile.
+        for (const Prefab::Entry& entry : prefab.entries_) {
+            if (entry.is_tag || overridden(entry.id, ids, N)) continue;
+            entry.copy_to(arch.column(entry.id).at(row), prefab.buffer_ + entry.offset);
+        }
+        (construct_override<Os>(arch, row, std::forward<Vs>(overrides)), ...);
+
+        // Hooks: prefab order, then extending overrides in argument order. A hook may change the
+        // world (and even the prefab, although it must not): re-read the sizes each time.
+        for (size_t i = 0; i < prefab.entries_.size(); ++i) WorldAccess::fire_on_add(world, e, prefab.entries_[i].id);
+        for (size_t i = 0; i < N; ++i)
+            if (extends[i]) WorldAccess::fire_on_add(world, e, ids[i]);
+        return e;
+    }
+
     static bool overridden(ComponentTypeID id, const ComponentTypeID* ids, size_t n) noexcept {
         for (size_t i = 0; i < n; ++i)
             if (ids[i] == id) return true;
         return false;
     }
 
-    template <typename O>
-    static void construct_override(Archetype& arch, uint32_t row, O&& value) {
+    template <typename O, typename V>
+    static void construct_override(Archetype& arch, uint32_t row, V&& value) {
         using C = bare_t<O>;
         if constexpr (!is_tag_v<C>) {
-            ::new (arch.column(component_id<C>()).at(row)) C(std::move(value));
+            ::new (arch.column(component_id<C>()).at(row)) C(std::forward<V>(value));
         } else {
             (void)arch;
             (void)row;

@@ -180,11 +180,12 @@ public:
                 return INVALID_ENTITY;
             Archetype* arch = pack_archetype<detail::bare_t<Ts>...>();
             if (arch == nullptr) return INVALID_ENTITY;
-            uint32_t row = 0;
-            const Entity e = allocate_entity(arch, row);
-            (construct_at<detail::bare_t<Ts>>(*arch, row, std::forward<Ts>(components)), ...);
-            if (ECS_UNLIKELY(any_add_hooks_)) (fire_on_add(e, component_id<Ts>()), ...);
-            return e;
+            if (ECS_UNLIKELY(arch->full())) {
+                // The block is about to move, and an argument may live in it (an rvalue taken from
+                // the world): move the values out first.
+                return place_new<Ts...>(*arch, detail::bare_t<Ts>(std::move(components))...);
+            }
+            return place_new<Ts...>(*arch, std::forward<Ts>(components)...);
         }
     }
 
@@ -297,6 +298,7 @@ public:
             if (src->has(id)) {
                 if constexpr (!detail::is_tag_v<C>) {
                     C* slot = reinterpret_cast<C*>(src->column(id).data) + records_[e.index].row;
+                    if (slot == &value) return; // add(e, std::move(get<C>(e))): already in place
                     slot->~C();
                     ::new (static_cast<void*>(slot)) C(std::move(value));
                 }
@@ -305,8 +307,15 @@ public:
             if (!ECS_CHECK(iterating_ == 0, "World::add: structural change during iteration (use deferred())")) return;
             Archetype* dst = add_target(*src, id);
             if (dst == nullptr) return;
-            const uint32_t row = migrate(e, *dst);
-            construct_at<C>(*dst, row, std::move(value));
+            if (ECS_UNLIKELY(dst->full())) {
+                // `value` may live in dst's block, which the migration is about to move.
+                C local(std::move(value));
+                const uint32_t row = migrate(e, *dst);
+                construct_at<C>(*dst, row, std::move(local));
+            } else {
+                const uint32_t row = migrate(e, *dst);
+                construct_at<C>(*dst, row, std::move(value));
+            }
             if (ECS_UNLIKELY(any_add_hooks_)) fire_on_add(e, id);
         }
     }
@@ -617,6 +626,16 @@ private:
         Archetype* arch = archetypes_.back().get();
         archetype_index_.emplace(types, arch);
         return arch;
+    }
+
+    /// Allocates an entity in `arch` and constructs each component from `values` (pack order `Ts`).
+    template <typename... Ts, typename... Vs>
+    ECS_FORCEINLINE Entity place_new(Archetype& arch, Vs&&... values) {
+        uint32_t row = 0;
+        const Entity e = allocate_entity(&arch, row);
+        (construct_at<detail::bare_t<Ts>>(arch, row, std::forward<Vs>(values)), ...);
+        if (ECS_UNLIKELY(any_add_hooks_)) (fire_on_add(e, component_id<Ts>()), ...);
+        return e;
     }
 
     template <typename... Ts>
