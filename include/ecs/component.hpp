@@ -36,10 +36,30 @@ namespace detail {
 
 inline std::atomic<uint32_t> next_component_id{0};
 
+inline constexpr uint32_t UNASSIGNED_ID = 0xFFFFFFFFu;
+
+/// Per-type id slot, constant-initialised (no guard variable to test on every lookup).
 template <typename T>
-ComponentTypeID type_id() noexcept {
-    static const ComponentTypeID id = next_component_id.fetch_add(1, std::memory_order_relaxed);
-    return id;
+struct TypeIdSlot {
+    static inline std::atomic<uint32_t> id{UNASSIGNED_ID};
+};
+
+/// First use of a type: takes the next id; compare-exchange keeps one id per type when threads race.
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline, cold))
+#endif
+inline uint32_t assign_type_id(std::atomic<uint32_t>& slot) noexcept {
+    uint32_t expected = UNASSIGNED_ID;
+    const uint32_t fresh = next_component_id.fetch_add(1, std::memory_order_relaxed);
+    if (slot.compare_exchange_strong(expected, fresh, std::memory_order_relaxed)) return fresh;
+    return expected; // another thread won; `fresh` stays unused
+}
+
+template <typename T>
+ECS_FORCEINLINE ComponentTypeID type_id() noexcept {
+    const uint32_t id = TypeIdSlot<T>::id.load(std::memory_order_relaxed);
+    if (ECS_LIKELY(id != UNASSIGNED_ID)) return id;
+    return assign_type_id(TypeIdSlot<T>::id);
 }
 
 /// The plain type a query, getter or id lookup is about: `const Position&` names `Position`.

@@ -64,7 +64,9 @@ public:
     template <typename Context, typename P, typename... Args>
     void emplace(Args&&... args) {
         static_assert(std::is_nothrow_destructible_v<P>, "command payloads must have a noexcept destructor");
-        void* mem = allocate(sizeof(P), alignof(P), &run_thunk<Context, P>, &drop_thunk<P>);
+        void* mem = nullptr;
+        if (ECS_LIKELY(!pages_.empty())) mem = try_place(pages_[current_], sizeof(P), alignof(P), &run_thunk<Context, P>, &drop_thunk<P>);
+        if (ECS_UNLIKELY(mem == nullptr)) mem = allocate(sizeof(P), alignof(P), &run_thunk<Context, P>, &drop_thunk<P>);
         ::new (mem) P(std::forward<Args>(args)...);
         ++count_;
     }
@@ -170,9 +172,26 @@ private:
         static_cast<P*>(payload)->~P();
     }
 
+    /// `offset` advanced so that `base + offset` is a multiple of `align` (a power of two).
     static size_t align_offset(const uint8_t* base, size_t offset, size_t align) noexcept {
         const auto addr = reinterpret_cast<uintptr_t>(base) + offset;
-        return offset + ((align - addr % align) % align);
+        return offset + ((0 - addr) & (align - 1));
+    }
+
+    /// Writes a header for a `size`-byte payload at `align` in `page` and returns the payload address,
+    /// or nullptr when the page has no room. Inlined into emplace, where size and align are constants.
+    ECS_FORCEINLINE static void* try_place(Page& page, size_t size, size_t align, RunFn run, DropFn drop) noexcept {
+        uint8_t* base = page.memory.get();
+        const size_t header_at = align_offset(base, page.used, alignof(Header));
+        const size_t payload_at = align_offset(base, header_at + sizeof(Header), align);
+        const size_t end = payload_at + size;
+        if (end > page.capacity) return nullptr;
+        // `next` is where the following record's header will start (aligned), not the end of this
+        // payload: readers compare it with `used` and read a header only below it.
+        const size_t next = align_offset(base, end, alignof(Header));
+        ::new (base + header_at) Header{run, drop, static_cast<uint32_t>(payload_at), static_cast<uint32_t>(next)};
+        page.used = end;
+        return base + payload_at;
     }
 
     /// Reserves a header plus `size` bytes at `align`; returns the payload address.
@@ -180,19 +199,7 @@ private:
         const size_t worst = sizeof(Header) + alignof(Header) + align + size;
         if (pages_.empty()) add_page(worst);
         for (;;) {
-            Page& page = pages_[current_];
-            uint8_t* base = page.memory.get();
-            const size_t header_at = align_offset(base, page.used, alignof(Header));
-            const size_t payload_at = align_offset(base, header_at + sizeof(Header), align);
-            const size_t end = payload_at + size;
-            if (end <= page.capacity) {
-                // `next` is where the following record's header will start (aligned), not the end of
-                // this payload: readers compare it with `used` and read a header only below it.
-                const size_t next = align_offset(base, end, alignof(Header));
-                ::new (base + header_at) Header{run, drop, static_cast<uint32_t>(payload_at), static_cast<uint32_t>(next)};
-                page.used = end;
-                return base + payload_at;
-            }
+            if (void* payload = try_place(pages_[current_], size, align, run, drop)) return payload;
             // Move on to the next page that can hold the record, allocating one when none can.
             if (current_ + 1 < pages_.size() && pages_[current_ + 1].capacity >= worst) {
                 ++current_;
