@@ -68,6 +68,20 @@ public:
         char* p = const_cast<char*>(data); // the get area is never written through
         setg(p, p, p + size);
     }
+
+protected:
+    // Seekable like std::istringstream, so deserialize takes its in-place path (a stream that cannot
+    // seek is first copied into memory).
+    pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode) override {
+        char* base = dir == std::ios_base::beg ? eback() : dir == std::ios_base::cur ? gptr() : egptr();
+        const std::ptrdiff_t target = (base - eback()) + off;
+        if (target < 0 || target > egptr() - eback()) return pos_type(off_type(-1));
+        setg(eback(), eback() + target, egptr());
+        return pos_type(off_type(target));
+    }
+    pos_type seekpos(pos_type pos, std::ios_base::openmode which) override {
+        return seekoff(off_type(pos), std::ios_base::beg, which);
+    }
 };
 
 void register_components() {
