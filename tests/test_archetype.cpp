@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "catch.hpp"
@@ -185,4 +187,51 @@ TEST_CASE("archetype: entity vector and columns stay parallel, records consisten
         }
     }
     CHECK(w.check_invariants());
+}
+
+namespace {
+template <int N>
+struct ThreadProbe {
+    int v = N;
+};
+
+template <int... Ns>
+std::vector<ecs::ComponentTypeID> probe_ids(std::integer_sequence<int, Ns...>) {
+    return {ecs::component_id<ThreadProbe<Ns>>()...};
+}
+
+template <int... Ns>
+size_t fill_world(World& w, std::integer_sequence<int, Ns...>) {
+    for (int i = 0; i < 50; ++i) (void)w.create_with(ThreadProbe<Ns>{}...);
+    return w.count<ThreadProbe<Ns>...>();
+}
+} // namespace
+
+TEST_CASE("component: ids and column factories are consistent when several threads meet new types",
+          "[component][threads]") {
+    // PITFALLS #18: the process-wide registries must hand one id per type and one factory per id,
+    // whichever thread gets there first, while worlds are created in parallel.
+    using Seq = std::make_integer_sequence<int, 24>;
+    std::vector<std::vector<ecs::ComponentTypeID>> seen(4);
+    std::vector<size_t> counts(4, 0);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < 4; ++t) {
+        threads.emplace_back([t, &seen, &counts] {
+            World w;
+            seen[t] = probe_ids(Seq{});
+            counts[t] = fill_world(w, Seq{});
+        });
+    }
+    for (std::thread& th : threads) th.join();
+    for (size_t t = 1; t < 4; ++t) CHECK(seen[t] == seen[0]);
+    std::vector<ecs::ComponentTypeID> sorted = seen[0];
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()); // distinct ids
+    for (size_t t = 0; t < 4; ++t) CHECK(counts[t] == 50);
+    for (ecs::ComponentTypeID id : seen[0]) {
+        const ecs::ColumnFactory f = ecs::column_factory(id);
+        REQUIRE(f != nullptr);
+        CHECK(f().type_id == id);
+        CHECK(f().elem_size == sizeof(int));
+    }
 }
