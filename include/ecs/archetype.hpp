@@ -124,26 +124,6 @@ public:
     /// an argument referring into the old block must be taken out first).
     [[nodiscard]] bool full() const noexcept { return capacity_ != 0 && entities.size() == capacity_; }
 
-    /// Destroys every component at `row` (the row itself stays until remove_hole).
-    void destroy_row(size_t row) noexcept {
-        if (all_trivial) return;
-        for (ComponentColumn& c : columns) c.destroy_at(c.at(row));
-    }
-
-    /**
-     * Closes the hole at `row`, whose components are already destroyed or relocated away: the last
-     * row is relocated into it and the last row is dropped.
-     * @return the entity that now occupies `row`, or INVALID_ENTITY when `row` was the last row.
-     */
-    Entity remove_hole(size_t row) noexcept {
-        const size_t last = entities.size() - 1;
-        if (row != last) {
-            for (ComponentColumn& c : columns)
-                if (c.elem_size != 0) c.relocate(c.at(row), c.at(last));
-        }
-        return pop_into(row);
-    }
-
     /**
      * Destroys the components at `row` and fills the row from the last one, in one pass per column.
      * @return the entity that now occupies `row`, or INVALID_ENTITY when `row` was the last row.
