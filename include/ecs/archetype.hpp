@@ -130,6 +130,13 @@ public:
      */
     Entity erase_row(size_t row) noexcept {
         const size_t last = entities.size() - 1;
+        if (ECS_LIKELY(all_trivial)) {
+            // Plain bytes: nothing to destroy, one copy per column fills the hole (tags copy nothing).
+            if (row != last)
+                for (ComponentColumn& c : columns)
+                    ComponentColumn::copy_bytes(c.data + row * c.elem_size, c.data + last * c.elem_size, c.elem_size);
+            return pop_into(row);
+        }
         for (ComponentColumn& c : columns) {
             if (c.elem_size == 0) continue;
             uint8_t* hole = c.data + row * c.elem_size;

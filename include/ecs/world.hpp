@@ -694,7 +694,41 @@ private:
         const uint32_t src_row = rec.row;
         const uint32_t dst_row = dst.push_entity(e);
         const size_t last = src.size() - 1;
-        // One pass per column: move the value out (or destroy it), then fill the hole from the last row.
+        if (ECS_LIKELY(src.all_trivial)) {
+            // Every column is plain bytes: two copies per column, nothing to destroy. Tags have
+            // stride 0, so their copies are empty.
+            const uint16_t* to_column = dst.column_index.data();
+            ComponentColumn* dst_columns = dst.columns.data();
+            const size_t dst_offset_row = dst_row;
+            if (src_row != last) {
+                for (ComponentColumn& c : src.columns) {
+                    const size_t size = c.elem_size;
+                    uint8_t* from = c.data + src_row * size;
+                    const uint16_t to = to_column[c.type_id];
+                    if (to != Archetype::NO_COLUMN) ComponentColumn::copy_bytes(dst_columns[to].data + dst_offset_row * size, from, size);
+                    ComponentColumn::copy_bytes(from, c.data + last * size, size);
+                }
+            } else {
+                for (ComponentColumn& c : src.columns) {
+                    const size_t size = c.elem_size;
+                    const uint16_t to = to_column[c.type_id];
+                    if (to != Archetype::NO_COLUMN)
+                        ComponentColumn::copy_bytes(dst_columns[to].data + dst_offset_row * size, c.data + src_row * size, size);
+                }
+            }
+        } else {
+            migrate_columns(src, src_row, last, dst, dst_row);
+        }
+        const Entity moved = src.pop_into(src_row);
+        if (moved != INVALID_ENTITY) records_[moved.index].row = src_row;
+        rec.archetype = &dst; // records_ did not reallocate: no entity was created
+        rec.row = dst_row;
+        return dst_row;
+    }
+
+    /// The general column pass of migrate: move each value out (or destroy it), then fill the hole
+    /// from the last row.
+    static void migrate_columns(Archetype& src, uint32_t src_row, size_t last, Archetype& dst, uint32_t dst_row) {
         for (ComponentColumn& c : src.columns) {
             if (c.elem_size == 0) continue; // tags: nothing stored
             uint8_t* from = c.data + src_row * c.elem_size;
@@ -706,11 +740,6 @@ private:
             }
             if (src_row != last) c.relocate(from, c.data + last * c.elem_size);
         }
-        const Entity moved = src.pop_into(src_row);
-        if (moved != INVALID_ENTITY) records_[moved.index].row = src_row;
-        rec.archetype = &dst; // records_ did not reallocate: no entity was created
-        rec.row = dst_row;
-        return dst_row;
     }
 
     template <typename C, typename V>
