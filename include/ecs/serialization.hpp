@@ -829,7 +829,7 @@ private:
                 records[list[r].index].row = static_cast<uint32_t>(r);
             }
         }
-        WorldAccess::free_list(world_) = std::move(free_list_);
+        WorldAccess::set_free_list(world_, free_list_);
         WorldAccess::alive_count(world_) = live_;
         committed_ = true;
     }

@@ -558,7 +558,7 @@ public:
     [[nodiscard]] size_t archetype_count() const noexcept { return archetypes_.size(); }
     /// @brief Bytes held by entity storage: column blocks, entity lists and records.
     [[nodiscard]] size_t memory_bytes() const noexcept {
-        size_t bytes = records_.capacity() * sizeof(EntityRecord) + free_list_.capacity() * sizeof(uint32_t);
+        size_t bytes = records_.capacity() * sizeof(EntityRecord);
         for (const auto& a : archetypes_)
             bytes += sizeof(Archetype) + a->block_bytes() + a->entities.capacity() * sizeof(Entity);
         return bytes + deferred_.capacity_bytes();
@@ -583,9 +583,9 @@ private:
 
     Entity allocate_entity(Archetype* arch, uint32_t& row) {
         uint32_t index;
-        if (!free_list_.empty()) {
-            index = free_list_.back();
-            free_list_.pop_back();
+        if (free_head_ != 0) {
+            index = free_head_;
+            free_head_ = records_[index].row; // a free slot's row links to the next free slot
         } else {
             ECS_ASSERT(records_.size() < 0xFFFFFFFFull, "World::create: entity index space exhausted");
             index = static_cast<uint32_t>(records_.size());
@@ -602,9 +602,9 @@ private:
     void release_slot(uint32_t index) {
         EntityRecord& r = records_[index];
         r.archetype = nullptr;
-        r.row = 0;
+        r.row = free_head_;
         if (++r.generation == 0) r.generation = 1; // wrapped: 0 stays the never-issued generation
-        free_list_.push_back(index);
+        free_head_ = index;
         --alive_count_;
     }
 
@@ -888,7 +888,9 @@ private:
     // -- data --------------------------------------------------------------------------------------
 
     std::vector<EntityRecord> records_;
-    std::vector<uint32_t> free_list_;
+    /// Most recently freed slot (0: none; slot 0 is never free). The free slots form a LIFO list
+    /// threaded through their records' `row` fields, so destroy and create touch no other array.
+    uint32_t free_head_ = 0;
     size_t alive_count_ = 0;
     std::vector<std::unique_ptr<Archetype>> archetypes_; ///< archetypes_.size() is the archetype generation
     std::unordered_map<TypeSet, Archetype*, TypeSetHash> archetype_index_;
@@ -1018,8 +1020,21 @@ struct WorldAccess {
     static const std::vector<std::unique_ptr<Archetype>>& archetypes(const World& w) noexcept { return w.archetypes_; }
     static std::vector<EntityRecord>& records(World& w) noexcept { return w.records_; }
     static const std::vector<EntityRecord>& records(const World& w) noexcept { return w.records_; }
-    static std::vector<uint32_t>& free_list(World& w) noexcept { return w.free_list_; }
-    static const std::vector<uint32_t>& free_list(const World& w) noexcept { return w.free_list_; }
+    /// The free slots, the next one to be reused last.
+    static std::vector<uint32_t> free_list(const World& w) {
+        std::vector<uint32_t> list;
+        for (uint32_t i = w.free_head_; i != 0 && list.size() < w.records_.size(); i = w.records_[i].row) list.push_back(i);
+        return std::vector<uint32_t>(list.rbegin(), list.rend());
+    }
+    /// Replaces the free list (`slots.back()` is reused first). @pre every slot is in range, dead
+    /// and listed once.
+    static void set_free_list(World& w, const std::vector<uint32_t>& slots) noexcept {
+        w.free_head_ = 0;
+        for (uint32_t slot : slots) {
+            w.records_[slot].row = w.free_head_;
+            w.free_head_ = slot;
+        }
+    }
     static size_t& alive_count(World& w) noexcept { return w.alive_count_; }
     static bool iterating(const World& w) noexcept { return w.iterating_ != 0; }
 
@@ -1041,7 +1056,7 @@ struct WorldAccess {
         for (auto& a : w.archetypes_) a->clear();
         w.records_.resize(1);
         w.records_[0] = EntityRecord{};
-        w.free_list_.clear();
+        w.free_head_ = 0;
         w.alive_count_ = 0;
     }
 };
@@ -1076,8 +1091,8 @@ inline bool World::check_invariants() const {
     if (live != alive_count_ || records_.empty() || records_[0].archetype != nullptr) return false;
     size_t free_slots = 0;
     std::vector<uint8_t> seen(records_.size(), 0);
-    for (uint32_t index : free_list_) {
-        if (index == 0 || index >= records_.size() || seen[index] || records_[index].archetype != nullptr) return false;
+    for (uint32_t index = free_head_; index != 0; index = records_[index].row) {
+        if (index >= records_.size() || seen[index] || records_[index].archetype != nullptr) return false;
         seen[index] = 1;
         ++free_slots;
     }
