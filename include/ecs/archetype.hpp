@@ -115,9 +115,10 @@ public:
      * May reallocate the block (invalidating column pointers of this archetype).
      */
     uint32_t push_entity(Entity e) {
-        if (row_size != 0 && entities.size() == capacity_) grow();
+        const size_t row = entities.size();
+        if (row_size != 0 && row == capacity_) grow();
         entities.push_back(e);
-        return static_cast<uint32_t>(entities.size() - 1);
+        return static_cast<uint32_t>(row);
     }
 
     /// True when the next push_entity moves this archetype's existing components to a new block (so

@@ -294,10 +294,11 @@ public:
         } else {
             if (!alive(e)) return;
             const ComponentTypeID id = ensure_column_factory<C>();
-            Archetype* src = records_[e.index].archetype;
+            EntityRecord& rec = records_[e.index];
+            Archetype* src = rec.archetype;
             if (src->has(id)) {
                 if constexpr (!detail::is_tag_v<C>) {
-                    C* slot = reinterpret_cast<C*>(src->column(id).data) + records_[e.index].row;
+                    C* slot = reinterpret_cast<C*>(src->column(id).data) + rec.row;
                     if (slot == &value) return; // add(e, std::move(get<C>(e))): already in place
                     slot->~C();
                     ::new (static_cast<void*>(slot)) C(std::move(value));
@@ -310,10 +311,10 @@ public:
             if (ECS_UNLIKELY(dst->full())) {
                 // `value` may live in dst's block, which the migration is about to move.
                 C local(std::move(value));
-                const uint32_t row = migrate(e, *dst);
+                const uint32_t row = migrate(rec, e, *src, *dst);
                 construct_at<C>(*dst, row, std::move(local));
             } else {
-                const uint32_t row = migrate(e, *dst);
+                const uint32_t row = migrate(rec, e, *src, *dst);
                 construct_at<C>(*dst, row, std::move(value));
             }
             if (ECS_UNLIKELY(any_add_hooks_)) fire_on_add(e, id);
@@ -341,8 +342,9 @@ public:
             fire_on_remove(e, id);
             if (!alive(e) || !records_[e.index].archetype->has(id)) return;
         }
-        Archetype* dst = remove_target(*records_[e.index].archetype, id);
-        migrate(e, *dst);
+        EntityRecord& rec = records_[e.index]; // re-read: a hook may have grown records_
+        Archetype& src = *rec.archetype;
+        migrate(rec, e, src, *remove_target(src, id));
     }
 
     // ----------------------------------------------------------------------------------------------
@@ -684,13 +686,11 @@ private:
     }
 
     /**
-     * Moves live entity `e` to `dst`: components both archetypes share are relocated, the others
-     * destroyed; the hole left behind is closed and both records are updated. Columns of `dst`
-     * that `e` did not have are left uninitialised at the returned row.
+     * Moves live entity `e` (record `rec`, archetype `src`) to `dst`: components both archetypes
+     * share are relocated, the others destroyed; the hole left behind is closed and both records are
+     * updated. Columns of `dst` that `e` did not have are left uninitialised at the returned row.
      */
-    uint32_t migrate(Entity e, Archetype& dst) {
-        EntityRecord& rec = records_[e.index];
-        Archetype& src = *rec.archetype;
+    uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
         const uint32_t src_row = rec.row;
         const uint32_t dst_row = dst.push_entity(e);
         const size_t last = src.size() - 1;
