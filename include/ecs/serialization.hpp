@@ -819,7 +819,7 @@ private:
     }
 
     void commit() {
-        std::vector<EntityRecord>& records = WorldAccess::records(world_);
+        auto& records = WorldAccess::records(world_);
         records.assign(slot_count_, EntityRecord{});
         for (uint32_t i = 0; i < slot_count_; ++i) records[i].generation = generations_[i];
         for (const FilledArchetype& f : filled_) {

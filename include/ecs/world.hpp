@@ -30,6 +30,7 @@
 #include "archetype.hpp"
 #include "component.hpp"
 #include "detail/command_queue.hpp"
+#include "detail/pod_array.hpp"
 #include "entity.hpp"
 
 namespace ecs {
@@ -887,7 +888,7 @@ private:
 
     // -- data --------------------------------------------------------------------------------------
 
-    std::vector<EntityRecord> records_;
+    detail::PodArray<EntityRecord> records_; ///< grown with realloc (no copy into fresh pages)
     /// Most recently freed slot (0: none; slot 0 is never free). The free slots form a LIFO list
     /// threaded through their records' `row` fields, so destroy and create touch no other array.
     uint32_t free_head_ = 0;
@@ -1018,8 +1019,8 @@ namespace detail {
  */
 struct WorldAccess {
     static const std::vector<std::unique_ptr<Archetype>>& archetypes(const World& w) noexcept { return w.archetypes_; }
-    static std::vector<EntityRecord>& records(World& w) noexcept { return w.records_; }
-    static const std::vector<EntityRecord>& records(const World& w) noexcept { return w.records_; }
+    static PodArray<EntityRecord>& records(World& w) noexcept { return w.records_; }
+    static const PodArray<EntityRecord>& records(const World& w) noexcept { return w.records_; }
     /// The free slots, the next one to be reused last.
     static std::vector<uint32_t> free_list(const World& w) {
         std::vector<uint32_t> list;
