@@ -18,6 +18,7 @@
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -88,7 +89,7 @@ public:
 
     ~Archetype() {
         destroy_all_rows();
-        free_block(block, block_align);
+        free_block();
     }
 
     [[nodiscard]] size_t size() const noexcept { return entities.size(); }
@@ -204,11 +205,21 @@ private:
     static size_t align_up(size_t v, size_t a) noexcept { return (v + a - 1) / a * a; }
     static size_t region_align(const ComponentColumn& c) noexcept { return std::max<size_t>(16, c.elem_align); }
 
+    /// Plain-byte blocks whose alignment malloc already gives grow with realloc: the allocator may
+    /// extend in place or move pages instead of bytes, and only the columns after the first shift.
+    [[nodiscard]] bool grows_with_realloc() const noexcept {
+        return all_trivial && std::max<size_t>(16, block_align) <= alignof(std::max_align_t);
+    }
+
     void reallocate(size_t new_capacity) {
         size_t bytes = 0;
         for (const ComponentColumn& c : columns) {
             if (c.elem_size == 0) continue;
             bytes = align_up(bytes, region_align(c)) + new_capacity * c.elem_size;
+        }
+        if (grows_with_realloc()) {
+            reallocate_in_place(new_capacity, bytes);
+            return;
         }
         const size_t align = std::max<size_t>(16, block_align);
         auto* fresh = static_cast<uint8_t*>(::operator new(bytes, std::align_val_t(align)));
@@ -228,14 +239,53 @@ private:
             c.data = dst;
             offset += new_capacity * c.elem_size;
         }
-        free_block(block, block_align);
+        free_block();
         block = fresh;
         block_bytes_ = bytes;
         capacity_ = new_capacity;
     }
 
-    static void free_block(uint8_t* p, size_t align) noexcept {
-        if (p) ::operator delete(p, std::align_val_t(std::max<size_t>(16, align)));
+    void reallocate_in_place(size_t new_capacity, size_t bytes) {
+        const uintptr_t old_base = reinterpret_cast<uintptr_t>(block);
+        std::vector<size_t> old_offsets(columns.size()), new_offsets(columns.size());
+        size_t offset = 0;
+        for (size_t i = 0; i < columns.size(); ++i) {
+            const ComponentColumn& c = columns[i];
+            if (c.elem_size == 0) continue;
+            old_offsets[i] = block != nullptr ? size_t(reinterpret_cast<uintptr_t>(c.data) - old_base) : 0;
+            offset = align_up(offset, region_align(c));
+            new_offsets[i] = offset;
+            offset += new_capacity * c.elem_size;
+        }
+        auto* grown = static_cast<uint8_t*>(std::realloc(block, bytes));
+        if (grown == nullptr) out_of_memory(); // the old block is intact
+        // A region never starts earlier than before: shift the last column first, so no column
+        // overwrites bytes of a later one that has not moved yet.
+        const size_t n = entities.size();
+        for (size_t i = columns.size(); i-- > 0;) {
+            ComponentColumn& c = columns[i];
+            if (c.elem_size == 0) continue;
+            if (n != 0 && old_offsets[i] != new_offsets[i])
+                std::memmove(grown + new_offsets[i], grown + old_offsets[i], n * c.elem_size);
+            c.data = grown + new_offsets[i];
+        }
+        block = grown;
+        block_bytes_ = bytes;
+        capacity_ = new_capacity;
+    }
+
+    [[noreturn]] static void out_of_memory() {
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
+        throw std::bad_alloc();
+#else
+        std::abort();
+#endif
+    }
+
+    void free_block() noexcept {
+        if (block == nullptr) return;
+        if (grows_with_realloc()) std::free(block);
+        else ::operator delete(block, std::align_val_t(std::max<size_t>(16, block_align)));
     }
 
     uint8_t* block = nullptr;
