@@ -62,8 +62,10 @@ namespace ecs::detail {
 #  define ECS_LIKELY(x) __builtin_expect(!!(x), 1)
 #  define ECS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #  define ECS_FORCEINLINE inline __attribute__((always_inline))
+#  define ECS_NOINLINE __attribute__((noinline))
 #else
 #  define ECS_LIKELY(x) (x)
 #  define ECS_UNLIKELY(x) (x)
 #  define ECS_FORCEINLINE inline
+#  define ECS_NOINLINE
 #endif

@@ -310,10 +310,7 @@ public:
             Archetype* dst = add_target(*src, id);
             if (dst == nullptr) return;
             if (ECS_UNLIKELY(dst->full())) {
-                // `value` may live in dst's block, which the migration is about to move.
-                C local(std::move(value));
-                const uint32_t row = migrate(rec, e, *src, *dst);
-                construct_at<C>(*dst, row, std::move(local));
+                add_to_full<C>(rec, e, *src, *dst, std::move(value));
             } else {
                 const uint32_t row = migrate(rec, e, *src, *dst);
                 construct_at<C>(*dst, row, std::move(value));
@@ -729,7 +726,7 @@ private:
 
     /// The general column pass of migrate: move each value out (or destroy it), then fill the hole
     /// from the last row.
-    static void migrate_columns(Archetype& src, uint32_t src_row, size_t last, Archetype& dst, uint32_t dst_row) {
+    ECS_NOINLINE static void migrate_columns(Archetype& src, uint32_t src_row, size_t last, Archetype& dst, uint32_t dst_row) {
         for (ComponentColumn& c : src.columns) {
             if (c.elem_size == 0) continue; // tags: nothing stored
             uint8_t* from = c.data + src_row * c.elem_size;
@@ -741,6 +738,15 @@ private:
             }
             if (src_row != last) c.relocate(from, c.data + last * c.elem_size);
         }
+    }
+
+    /// add()'s migration when `dst`'s block is about to move: `value` may live in it, so it is
+    /// moved out first.
+    template <typename C>
+    ECS_NOINLINE void add_to_full(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst, C&& value) {
+        C local(std::move(value));
+        const uint32_t row = migrate(rec, e, src, dst);
+        construct_at<C>(dst, row, std::move(local));
     }
 
     template <typename C, typename V>
