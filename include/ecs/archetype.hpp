@@ -71,7 +71,8 @@ public:
     static constexpr size_t MIN_CAPACITY = 16;
 
     /// @pre `type_set` is sorted, duplicate-free, every id < ECS_MAX_COMPONENTS and has a factory.
-    Archetype(TypeSet type_set, uint32_t archetype_id) : types(std::move(type_set)), id(archetype_id) {
+    Archetype(TypeSet type_set, uint32_t archetype_id)
+        : types(std::move(type_set)), type_hash(TypeSetHash{}(types)), id(archetype_id) {
         column_index.fill(NO_COLUMN);
         columns.reserve(types.size());
         for (ComponentTypeID t : types) {
@@ -182,6 +183,7 @@ public:
     }
 
     TypeSet types;                          ///< sorted component ids
+    size_t type_hash = 0;                   ///< TypeSetHash of `types` (the world's archetype index)
     std::vector<ComponentColumn> columns;   ///< one per type, same order as `types`
     std::vector<Entity> entities;           ///< row -> entity
     ComponentMask mask;                     ///< bit per type, for query matching

@@ -23,7 +23,6 @@
 #include <numeric>
 #include <tuple>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -106,6 +105,16 @@ T& fallback_object() noexcept {
 
 struct WorldAccess;
 
+/// Sorts a short id list (a component pack) without instantiating std::sort in every user TU.
+inline void insertion_sort(std::vector<ComponentTypeID>& v) noexcept {
+    for (size_t i = 1; i < v.size(); ++i) {
+        const ComponentTypeID x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
 /// Counts nested iteration; a depth, not a bool, so a nested query does not clear the outer guard.
 struct IterationScope {
     explicit IterationScope(uint32_t& depth) noexcept : depth_(depth) { ++depth_; }
@@ -141,7 +150,7 @@ public:
     World() {
         records_.push_back(EntityRecord{}); // slot 0 is reserved: INVALID_ENTITY never names an entity
         archetypes_.push_back(std::make_unique<Archetype>(TypeSet{}, 0));
-        archetype_index_.emplace(TypeSet{}, archetypes_.back().get());
+        index_insert(archetypes_.back().get());
     }
     World(const World&) = delete;
     World& operator=(const World&) = delete;
@@ -620,12 +629,33 @@ private:
             if (!ECS_CHECK(column_factory(t) != nullptr, "World: component type has no column factory"))
                 return nullptr;
         }
-        auto it = archetype_index_.find(types);
-        if (it != archetype_index_.end()) return it->second;
+        const size_t hash = TypeSetHash{}(types);
+        for (size_t i = hash & (index_.size() - 1);; i = (i + 1) & (index_.size() - 1)) {
+            Archetype* a = index_[i];
+            if (a == nullptr) break;
+            if (a->type_hash == hash && a->types == types) return a;
+        }
         archetypes_.push_back(std::make_unique<Archetype>(types, static_cast<uint32_t>(archetypes_.size())));
         Archetype* arch = archetypes_.back().get();
-        archetype_index_.emplace(types, arch);
+        index_insert(arch);
         return arch;
+    }
+
+    /// Open-addressing index from type set to archetype (linear probing, at most half full). A
+    /// purpose-built table: std::unordered_map keyed by vectors costs every user TU its instantiation.
+    void index_insert(Archetype* arch) {
+        if ((archetypes_.size()) * 2 > index_.size()) {
+            std::vector<Archetype*> old(std::max<size_t>(16, index_.size() * 2), nullptr);
+            old.swap(index_);
+            for (Archetype* a : old)
+                if (a != nullptr) index_place(a);
+        }
+        index_place(arch);
+    }
+    void index_place(Archetype* arch) noexcept {
+        size_t i = arch->type_hash & (index_.size() - 1);
+        while (index_[i] != nullptr) i = (i + 1) & (index_.size() - 1);
+        index_[i] = arch;
     }
 
     /// Allocates an entity in `arch` and constructs each component from `values` (pack order `Ts`).
@@ -648,7 +678,7 @@ private:
     template <typename... Ts>
     Archetype* pack_archetype_slow(uint32_t slot) {
         TypeSet types{ensure_column_factory<Ts>()...};
-        std::sort(types.begin(), types.end());
+        detail::insertion_sort(types);
         Archetype* arch = find_or_create_archetype(types);
         if (arch != nullptr) {
             if (slot >= pack_cache_.size()) pack_cache_.resize(size_t(slot) + 1, nullptr);
@@ -900,7 +930,7 @@ private:
     uint32_t free_head_ = 0;
     size_t alive_count_ = 0;
     std::vector<std::unique_ptr<Archetype>> archetypes_; ///< archetypes_.size() is the archetype generation
-    std::unordered_map<TypeSet, Archetype*, TypeSetHash> archetype_index_;
+    std::vector<Archetype*> index_; ///< see index_insert; a power of two in size
     std::vector<Archetype*> pack_cache_;
     mutable std::vector<std::unique_ptr<detail::QueryCache>> queries_;
     uint32_t iterating_ = 0;
