@@ -147,7 +147,7 @@ public:
     /// Type-erased observer: receives the world, the entity and the component's address.
     using ErasedHook = std::function<void(World&, Entity, void*)>;
 
-    World() {
+    ECS_NOINLINE World() {
         records_.push_back(EntityRecord{}); // slot 0 is reserved: INVALID_ENTITY never names an entity
         archetypes_.push_back(std::make_unique<Archetype>(TypeSet{}, 0));
         index_insert(archetypes_.back().get());
@@ -156,7 +156,7 @@ public:
     World& operator=(const World&) = delete;
     World(World&&) noexcept = default;
     World& operator=(World&&) noexcept = default;
-    ~World() { deferred_.clear(); } // pending payloads go before the components they may name
+    ECS_NOINLINE ~World() { deferred_.clear(); } // pending payloads go before the components they may name
 
     // ----------------------------------------------------------------------------------------------
     // Entity lifecycle
@@ -621,7 +621,7 @@ private:
 
     /// The archetype of exactly `types` (sorted, distinct), created when missing; nullptr when an id is
     /// beyond ECS_MAX_COMPONENTS.
-    Archetype* find_or_create_archetype(const TypeSet& types) {
+    ECS_NOINLINE Archetype* find_or_create_archetype(const TypeSet& types) {
         for (ComponentTypeID t : types) {
             if (!ECS_CHECK(t < ECS_MAX_COMPONENTS,
                            "World: more than ECS_MAX_COMPONENTS component types in use (raise ECS_MAX_COMPONENTS)"))
@@ -643,7 +643,7 @@ private:
 
     /// Open-addressing index from type set to archetype (linear probing, at most half full). A
     /// purpose-built table: std::unordered_map keyed by vectors costs every user TU its instantiation.
-    void index_insert(Archetype* arch) {
+    ECS_NOINLINE void index_insert(Archetype* arch) {
         if ((archetypes_.size()) * 2 > index_.size()) {
             std::vector<Archetype*> old(std::max<size_t>(16, index_.size() * 2), nullptr);
             old.swap(index_);
@@ -676,7 +676,7 @@ private:
     }
 
     template <typename... Ts>
-    Archetype* pack_archetype_slow(uint32_t slot) {
+    ECS_NOINLINE Archetype* pack_archetype_slow(uint32_t slot) {
         TypeSet types{ensure_column_factory<Ts>()...};
         detail::insertion_sort(types);
         Archetype* arch = find_or_create_archetype(types);
@@ -901,7 +901,7 @@ private:
 
     /// Runs the hooks of `id` in `lists` on `e`, re-reading the record before each one: a hook may
     /// move rows of this archetype or grow its block. Stops when `e` no longer has the component.
-    void fire(std::vector<HookList>& lists, Entity e, ComponentTypeID id) {
+    ECS_NOINLINE void fire(std::vector<HookList>& lists, Entity e, ComponentTypeID id) {
         for (size_t i = 0; i < lists[id].size(); ++i) {
             if (!alive(e)) return;
             const EntityRecord& r = records_[e.index];
