@@ -156,16 +156,15 @@ struct ComponentColumn {
             destroy(src);
         }
     }
-    /// memcpy with the common small strides spelled out, so the compiler inlines them.
-    static void copy_bytes(void* dst, const void* src, size_t n) noexcept {
-        switch (n) {
-        case 0: return;
-        case 4: std::memcpy(dst, src, 4); return;
-        case 8: std::memcpy(dst, src, 8); return;
-        case 12: std::memcpy(dst, src, 12); return;
-        case 16: std::memcpy(dst, src, 16); return;
-        default: std::memcpy(dst, src, n); return;
-        }
+    /// memcpy of one element, with the common strides spelled out so the compiler inlines them. An
+    /// ordinary branch chain, most common stride first: a jump table's indirect jump costs a
+    /// migration more than the copies (measured: add + remove of an 8-byte component ~10% slower).
+    static ECS_FORCEINLINE void copy_bytes(void* dst, const void* src, size_t n) noexcept {
+        if (ECS_LIKELY(n == 8)) std::memcpy(dst, src, 8);
+        else if (n == 4) std::memcpy(dst, src, 4);
+        else if (n == 16) std::memcpy(dst, src, 16);
+        else if (n == 12) std::memcpy(dst, src, 12);
+        else if (n != 0) std::memcpy(dst, src, n);
     }
 
     /// Runs the destructor at `p` unless the type has nothing to destroy.
