@@ -14,10 +14,25 @@
  */
 #pragma once
 
-#include <cmath>
 #include <cstddef>
 
+#if !defined(__GNUC__) && !defined(__clang__)
+#  include <cmath>
+#endif
+
 namespace ecs {
+
+namespace detail {
+// g++ and clang++ get sinf/cosf as builtins (what std::sin(float)/std::cos(float) call), sparing
+// every translation unit the parse of <cmath>; other compilers use <cmath>.
+#if defined(__GNUC__) || defined(__clang__)
+inline float sin_f(float x) noexcept { return __builtin_sinf(x); }
+inline float cos_f(float x) noexcept { return __builtin_cosf(x); }
+#else
+inline float sin_f(float x) noexcept { return std::sin(x); }
+inline float cos_f(float x) noexcept { return std::cos(x); }
+#endif
+} // namespace detail
 
 /// @brief A 3-component float vector: a point or a direction.
 struct Vec3 {
@@ -66,7 +81,7 @@ struct Mat4 {
 
     /// @brief Rotation by `radians` about the X axis (Y turns towards Z).
     [[nodiscard]] static Mat4 rotation_x(float radians) noexcept {
-        const float c = std::cos(radians), s = std::sin(radians);
+        const float c = detail::cos_f(radians), s = detail::sin_f(radians);
         Mat4 r;
         r.m[5] = c;
         r.m[6] = s;
@@ -76,7 +91,7 @@ struct Mat4 {
     }
     /// @brief Rotation by `radians` about the Y axis (Z turns towards X).
     [[nodiscard]] static Mat4 rotation_y(float radians) noexcept {
-        const float c = std::cos(radians), s = std::sin(radians);
+        const float c = detail::cos_f(radians), s = detail::sin_f(radians);
         Mat4 r;
         r.m[0] = c;
         r.m[2] = -s;
@@ -86,7 +101,7 @@ struct Mat4 {
     }
     /// @brief Rotation by `radians` about the Z axis (X turns towards Y).
     [[nodiscard]] static Mat4 rotation_z(float radians) noexcept {
-        const float c = std::cos(radians), s = std::sin(radians);
+        const float c = detail::cos_f(radians), s = detail::sin_f(radians);
         Mat4 r;
         r.m[0] = c;
         r.m[1] = s;
