@@ -18,24 +18,24 @@
  * the problem and its byte offset, and leaves the target world as it was (empty and valid).
  *
  * Process-wide state in this header: the component name registry, shared by every World and every
- * thread. It is a function-local static guarded by a std::mutex, so registration and lookups are
- * safe from several threads at once (registration is expected to be rare: at start-up).
+ * thread. It is a function-local static guarded by a small spinlock (its critical sections are a
+ * hash lookup or an insertion), so registration and lookups are safe from several threads at once
+ * (registration is expected to be rare: at start-up).
  */
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <ios>
 #include <istream>
 #include <memory>
-#include <mutex>
 #include <ostream>
 #include <streambuf>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -60,46 +60,74 @@ struct ComponentRegistration {
     bool bulk = false;         ///< the functions are the generated memcpy ones: columns move as one block
 };
 
+/// Minimal test-and-test-and-set lock guarding the registry: held only for a short table scan or
+/// an insertion, and far cheaper to compile than <mutex>. Locks on construction, unlocks on
+/// destruction (also when an insertion throws).
+class RegistryLock {
+public:
+    explicit RegistryLock(std::atomic<bool>& flag) noexcept : flag_(flag) {
+        while (flag_.exchange(true, std::memory_order_acquire))
+            while (flag_.load(std::memory_order_relaxed)) {
+            }
+    }
+    ~RegistryLock() { flag_.store(false, std::memory_order_release); }
+    RegistryLock(const RegistryLock&) = delete;
+    RegistryLock& operator=(const RegistryLock&) = delete;
+
+private:
+    std::atomic<bool>& flag_;
+};
+
 /**
- * Process-wide name <-> id table. Entries are never removed or modified after insertion, so a
- * pointer or reference handed out stays valid (and needs no lock to read) for the whole program.
+ * Process-wide name <-> id table, indexed by component id (register_component only accepts ids
+ * below ECS_MAX_COMPONENTS); a name lookup scans the registered ids. Entries are never removed or
+ * modified after insertion, so a pointer or reference handed out stays valid (and needs no lock to
+ * read) for the whole program.
  */
 class ComponentRegistry {
 public:
-    enum class Outcome : uint8_t { added, unchanged, name_taken, type_has_other_name };
+    enum class Outcome : uint8_t { added, unchanged, name_taken, type_has_other_name, id_out_of_range };
 
     Outcome add(ComponentTypeID id, ComponentRegistration entry) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        const auto by_id = by_id_.find(id);
-        if (by_id != by_id_.end())
-            return by_id->second->name == entry.name ? Outcome::unchanged : Outcome::type_has_other_name;
-        if (by_name_.find(entry.name) != by_name_.end()) return Outcome::name_taken;
-        auto stored = std::make_unique<ComponentRegistration>(std::move(entry));
-        by_name_.emplace(stored->name, id);
-        by_id_.emplace(id, std::move(stored));
+        if (id >= ECS_MAX_COMPONENTS) return Outcome::id_out_of_range; // refused by register_component
+        RegistryLock lock(locked_);
+        if (const ComponentRegistration* existing = by_id_[id].get())
+            return existing->name == entry.name ? Outcome::unchanged : Outcome::type_has_other_name;
+        ComponentTypeID ignored = 0;
+        if (find_locked(entry.name, ignored) != nullptr) return Outcome::name_taken;
+        by_id_[id].reset(new ComponentRegistration(std::move(entry)));
+        if (id >= end_) end_ = id + 1;
         return Outcome::added;
     }
 
     /// Registration of `id`, or nullptr.
     [[nodiscard]] const ComponentRegistration* find(ComponentTypeID id) const {
-        std::lock_guard<std::mutex> lock(mutex_);
-        const auto it = by_id_.find(id);
-        return it == by_id_.end() ? nullptr : it->second.get();
+        if (id >= ECS_MAX_COMPONENTS) return nullptr;
+        RegistryLock lock(locked_);
+        return by_id_[id].get();
     }
 
     /// Registration named `name` (its id in `id`), or nullptr.
     [[nodiscard]] const ComponentRegistration* find(const std::string& name, ComponentTypeID& id) const {
-        std::lock_guard<std::mutex> lock(mutex_);
-        const auto it = by_name_.find(name);
-        if (it == by_name_.end()) return nullptr;
-        id = it->second;
-        return by_id_.find(it->second)->second.get();
+        RegistryLock lock(locked_);
+        return find_locked(name, id);
     }
 
 private:
-    mutable std::mutex mutex_;
-    std::unordered_map<ComponentTypeID, std::unique_ptr<ComponentRegistration>> by_id_;
-    std::unordered_map<std::string, ComponentTypeID> by_name_;
+    const ComponentRegistration* find_locked(const std::string& name, ComponentTypeID& id) const {
+        for (ComponentTypeID i = 0; i < end_; ++i) {
+            const ComponentRegistration* entry = by_id_[i].get();
+            if (entry != nullptr && entry->name == name) {
+                id = i;
+                return entry;
+            }
+        }
+        return nullptr;
+    }
+
+    mutable std::atomic<bool> locked_{false};
+    ComponentTypeID end_ = 0; ///< one past the highest registered id
+    std::unique_ptr<ComponentRegistration> by_id_[ECS_MAX_COMPONENTS];
 };
 
 /// The one registry of the process (constructed on first use, thread-safe).
