@@ -31,7 +31,6 @@
 #include <cstring>
 #include <ios>
 #include <istream>
-#include <memory>
 #include <ostream>
 #include <streambuf>
 #include <string>
@@ -88,14 +87,21 @@ class ComponentRegistry {
 public:
     enum class Outcome : uint8_t { added, unchanged, name_taken, type_has_other_name, id_out_of_range };
 
+    ComponentRegistry() = default;
+    ComponentRegistry(const ComponentRegistry&) = delete;
+    ComponentRegistry& operator=(const ComponentRegistry&) = delete;
+    ~ComponentRegistry() {
+        for (ComponentRegistration* entry : by_id_) delete entry;
+    }
+
     Outcome add(ComponentTypeID id, ComponentRegistration entry) {
         if (id >= ECS_MAX_COMPONENTS) return Outcome::id_out_of_range; // refused by register_component
         RegistryLock lock(locked_);
-        if (const ComponentRegistration* existing = by_id_[id].get())
+        if (const ComponentRegistration* existing = by_id_[id])
             return existing->name == entry.name ? Outcome::unchanged : Outcome::type_has_other_name;
         ComponentTypeID ignored = 0;
         if (find_locked(entry.name, ignored) != nullptr) return Outcome::name_taken;
-        by_id_[id].reset(new ComponentRegistration(std::move(entry)));
+        by_id_[id] = new ComponentRegistration(std::move(entry));
         if (id >= end_) end_ = id + 1;
         return Outcome::added;
     }
@@ -104,7 +110,7 @@ public:
     [[nodiscard]] const ComponentRegistration* find(ComponentTypeID id) const {
         if (id >= ECS_MAX_COMPONENTS) return nullptr;
         RegistryLock lock(locked_);
-        return by_id_[id].get();
+        return by_id_[id];
     }
 
     /// Registration named `name` (its id in `id`), or nullptr.
@@ -116,7 +122,7 @@ public:
 private:
     const ComponentRegistration* find_locked(const std::string& name, ComponentTypeID& id) const {
         for (ComponentTypeID i = 0; i < end_; ++i) {
-            const ComponentRegistration* entry = by_id_[i].get();
+            const ComponentRegistration* entry = by_id_[i];
             if (entry != nullptr && entry->name == name) {
                 id = i;
                 return entry;
@@ -127,7 +133,7 @@ private:
 
     mutable std::atomic<bool> locked_{false};
     ComponentTypeID end_ = 0; ///< one past the highest registered id
-    std::unique_ptr<ComponentRegistration> by_id_[ECS_MAX_COMPONENTS];
+    ComponentRegistration* by_id_[ECS_MAX_COMPONENTS] = {}; ///< owned; nullptr where unregistered
 };
 
 /// The one registry of the process (constructed on first use, thread-safe).
@@ -416,18 +422,18 @@ protected:
         return traits_type::not_eof(ch);
     }
     std::streamsize xsputn(const char* s, std::streamsize n) override {
-        bytes_.insert(bytes_.end(), s, s + n);
+        bytes_.append(s, static_cast<size_t>(n));
         return n;
     }
 
 private:
-    std::vector<char> bytes_;
+    std::string bytes_; ///< a string: its members are compiled into the standard library
 };
 
 /// Read-only view of bytes already in memory (used when the input stream cannot tell its size).
 class MemoryStreamBuf : public std::streambuf {
 public:
-    MemoryStreamBuf(char* begin, size_t n) noexcept { setg(begin, begin, begin + n); }
+    void view(char* begin, size_t n) noexcept { setg(begin, begin, begin + n); }
 };
 
 /**
@@ -551,28 +557,37 @@ private:
  */
 class SlurpedInput {
 public:
+    SlurpedInput() = default;
+    SlurpedInput(const SlurpedInput&) = delete;
+    SlurpedInput& operator=(const SlurpedInput&) = delete;
+    ~SlurpedInput() { delete[] bytes_; }
+
     void read_all(std::streambuf& sb) {
         const std::streamsize buffered = sb.in_avail();
         size_t capacity = std::max<size_t>(size_t(1) << 16, buffered > 0 ? static_cast<size_t>(buffered) + 4096 : 0);
-        bytes_.reset(new char[capacity]);
+        delete[] bytes_; // (a second call starts over)
+        bytes_ = nullptr;
+        size_ = 0;
+        bytes_ = new char[capacity];
         for (;;) {
             if (size_ == capacity) {
                 capacity *= 2;
-                std::unique_ptr<char[]> bigger(new char[capacity]);
-                std::memcpy(bigger.get(), bytes_.get(), size_);
-                bytes_ = std::move(bigger);
+                char* bigger = new char[capacity];
+                std::memcpy(bigger, bytes_, size_);
+                delete[] bytes_;
+                bytes_ = bigger;
             }
             const uint64_t want = std::min<uint64_t>(capacity - size_, MAX_STREAM_CHUNK);
-            const std::streamsize got = sb.sgetn(bytes_.get() + size_, static_cast<std::streamsize>(want));
+            const std::streamsize got = sb.sgetn(bytes_ + size_, static_cast<std::streamsize>(want));
             if (got <= 0) break;
             size_ += static_cast<size_t>(got);
         }
     }
-    [[nodiscard]] char* data() noexcept { return bytes_.get(); }
+    [[nodiscard]] char* data() noexcept { return bytes_; }
     [[nodiscard]] size_t size() const noexcept { return size_; }
 
 private:
-    std::unique_ptr<char[]> bytes_;
+    char* bytes_ = nullptr; ///< owned (new[]); uninitialised beyond size_
     size_t size_ = 0;
 };
 
@@ -616,14 +631,6 @@ public:
     }
 
 private:
-    struct ColumnPlan {
-        ComponentTypeID id = INVALID_COMPONENT_ID;
-        const ComponentRegistration* registration = nullptr;
-    };
-    struct FilledArchetype {
-        Archetype* archetype = nullptr;
-        uint64_t entities_offset = 0; ///< where its entity list starts in the snapshot
-    };
     enum : uint8_t { SLOT_UNSEEN = 0, SLOT_LIVE = 1, SLOT_FREE = 2 };
 
     bool fail(DeserializeError error, uint64_t at, const std::string& what) {
@@ -652,7 +659,7 @@ private:
         // Every archetype block takes at least 8 bytes, the entity table 4 per slot plus 4.
         if (uint64_t(archetype_count_) * 8 + uint64_t(slot_count_) * 4 + 4 > in_.remaining())
             return truncated(8, "archetype and slot counts need more bytes than the input holds");
-        slot_state_.assign(slot_count_, SLOT_UNSEEN);
+        slot_state_.resize(slot_count_, SLOT_UNSEEN); // a fresh loader: every slot starts unseen
         return true;
     }
 
@@ -670,7 +677,9 @@ private:
             return fail(DeserializeError::bad_count, block_at,
                         "archetype lists " + std::to_string(component_count) + " components (more than ECS_MAX_COMPONENTS)");
         plans_.clear();
-        TypeSet types;
+        plan_ids_.clear();
+        TypeSet types; // sorted as it is built (a few ids: insertion beats a sort)
+        bool duplicate = false;
         uint64_t bytes_per_row = sizeof(Entity); // entity list + bulk payloads: known before reading them
         uint64_t fixed_bytes = 0;                // one u64 byte length per column that has bytes
         for (uint32_t k = 0; k < component_count; ++k) {
@@ -682,27 +691,29 @@ private:
                             "component name length " + std::to_string(length) + " is 0 or above MAX_COMPONENT_NAME_LENGTH");
             std::string name(length, '\0');
             if (!in_.raw(&name[0], length)) return truncated(name_at, "component name cut short");
-            ColumnPlan plan;
-            plan.registration = component_registry().find(name, plan.id);
-            if (plan.registration == nullptr)
+            ComponentTypeID id = INVALID_COMPONENT_ID;
+            const ComponentRegistration* registration = component_registry().find(name, id);
+            if (registration == nullptr)
                 return fail(DeserializeError::unknown_component, name_at, "unknown component name \"" + name + "\"");
             const uint64_t size_at = in_.offset();
             uint32_t element_size = 0;
             if (!in_.u32(element_size)) return truncated(size_at, "missing component element size");
-            if (element_size != plan.registration->element_size)
+            if (element_size != registration->element_size)
                 return fail(DeserializeError::element_size_mismatch, size_at,
                             "component \"" + name + "\" has element size " + std::to_string(element_size) +
-                                " in the snapshot but " + std::to_string(plan.registration->element_size) +
+                                " in the snapshot but " + std::to_string(registration->element_size) +
                                 " in this program");
             if (element_size != 0) {
                 fixed_bytes += 8;
-                if (plan.registration->bulk) bytes_per_row += element_size;
+                if (registration->bulk) bytes_per_row += element_size;
             }
-            plans_.push_back(plan);
-            types.push_back(plan.id);
+            plans_.push_back(registration);
+            plan_ids_.push_back(id);
+            const auto at = std::upper_bound(types.begin(), types.end(), id);
+            if (at != types.begin() && *(at - 1) == id) duplicate = true; // reported once all names are read
+            types.insert(at, id);
         }
-        std::sort(types.begin(), types.end());
-        if (std::adjacent_find(types.begin(), types.end()) != types.end())
+        if (duplicate)
             return fail(DeserializeError::duplicate_component, block_at, "archetype lists the same component twice");
 
         const uint64_t rows_at = in_.offset();
@@ -745,32 +756,32 @@ private:
         arch->reserve(rows);
         partial_ = arch;
         partial_rows_.assign(arch->columns.size(), 0);
-        for (const ColumnPlan& plan : plans_)
-            if (!read_column(*arch, plan, rows)) return false;
+        for (size_t k = 0; k < plans_.size(); ++k)
+            if (!read_column(*arch, plan_ids_[k], *plans_[k], rows)) return false;
         arch->entities = std::move(entities); // every column is complete: the rows become real
         partial_ = nullptr;
-        filled_.push_back(FilledArchetype{arch, entities_at});
+        filled_.push_back(arch);
+        filled_offsets_.push_back(entities_at);
         return true;
     }
 
     /// Columns of a block without rows must be empty.
     bool skip_empty_columns() {
-        for (const ColumnPlan& plan : plans_) {
-            if (plan.registration->element_size == 0) continue;
+        for (const ComponentRegistration* registration : plans_) {
+            if (registration->element_size == 0) continue;
             const uint64_t at = in_.offset();
             uint64_t bytes = 0;
             if (!in_.u64(bytes)) return truncated(at, "missing column byte length");
             if (bytes != 0)
                 return fail(DeserializeError::column_size_mismatch, at,
-                            "column of \"" + plan.registration->name + "\" holds bytes but its archetype has no rows");
+                            "column of \"" + registration->name + "\" holds bytes but its archetype has no rows");
         }
         return true;
     }
 
-    bool read_column(Archetype& arch, const ColumnPlan& plan, uint32_t rows) {
-        const ComponentRegistration& reg = *plan.registration;
+    bool read_column(Archetype& arch, ComponentTypeID id, const ComponentRegistration& reg, uint32_t rows) {
         if (reg.element_size == 0) return true; // tag: no bytes
-        const size_t column = arch.column_index[plan.id];
+        const size_t column = arch.column_index[id];
         ComponentColumn& c = arch.columns[column];
         const uint64_t at = in_.offset();
         uint64_t bytes = 0;
@@ -812,11 +823,11 @@ private:
             if (generations_[i] == 0)
                 return fail(DeserializeError::bad_generation, generations_at + uint64_t(i) * 4,
                             "slot " + std::to_string(i) + " has generation 0");
-        for (const FilledArchetype& f : filled_) {
-            const std::vector<Entity>& list = f.archetype->entities;
+        for (size_t a = 0; a < filled_.size(); ++a) {
+            const std::vector<Entity>& list = filled_[a]->entities;
             for (size_t r = 0; r < list.size(); ++r)
                 if (generations_[list[r].index] != list[r].generation)
-                    return fail(DeserializeError::bad_generation, f.entities_offset + uint64_t(r) * 8 + 4,
+                    return fail(DeserializeError::bad_generation, filled_offsets_[a] + uint64_t(r) * 8 + 4,
                                 "entity in slot " + std::to_string(list[r].index) +
                                     " has a generation other than its slot's");
         }
@@ -850,10 +861,10 @@ private:
         auto& records = WorldAccess::records(world_);
         records.assign(slot_count_, EntityRecord{});
         for (uint32_t i = 0; i < slot_count_; ++i) records[i].generation = generations_[i];
-        for (const FilledArchetype& f : filled_) {
-            const std::vector<Entity>& list = f.archetype->entities;
+        for (Archetype* arch : filled_) {
+            const std::vector<Entity>& list = arch->entities;
             for (size_t r = 0; r < list.size(); ++r) {
-                records[list[r].index].archetype = f.archetype;
+                records[list[r].index].archetype = arch;
                 records[list[r].index].row = static_cast<uint32_t>(r);
             }
         }
@@ -870,7 +881,7 @@ private:
             }
             partial_ = nullptr;
         }
-        for (const FilledArchetype& f : filled_) f.archetype->clear();
+        for (Archetype* arch : filled_) arch->clear();
         filled_.clear();
     }
 
@@ -882,8 +893,10 @@ private:
     size_t live_ = 0;
     std::vector<uint8_t> slot_state_;    ///< SLOT_* per slot
     std::vector<uint8_t> archetype_used_; ///< by archetype id: filled by this snapshot
-    std::vector<ColumnPlan> plans_;       ///< the current block's components, in snapshot order
-    std::vector<FilledArchetype> filled_;
+    std::vector<const ComponentRegistration*> plans_; ///< the current block's components, in snapshot order
+    TypeSet plan_ids_;                                ///< their ids, same order
+    std::vector<Archetype*> filled_;                  ///< archetypes completed by this snapshot
+    std::vector<uint64_t> filled_offsets_;            ///< where each one's entity list starts in the snapshot
     Archetype* partial_ = nullptr;        ///< archetype whose columns are being constructed
     std::vector<uint32_t> partial_rows_;  ///< per column of partial_: rows constructed so far
     std::vector<uint32_t> generations_;
@@ -1041,11 +1054,11 @@ inline DeserializeResult deserialize(World& world, std::istream& in) {
 
     uint64_t remaining = 0;
     detail::SlurpedInput memory;
-    std::unique_ptr<detail::MemoryStreamBuf> memory_buf;
+    detail::MemoryStreamBuf memory_buf;
     if (!detail::stream_remaining(*source, remaining)) {
         memory.read_all(*source);
-        memory_buf = std::make_unique<detail::MemoryStreamBuf>(memory.data(), memory.size());
-        source = memory_buf.get();
+        memory_buf.view(memory.data(), memory.size());
+        source = &memory_buf;
         remaining = memory.size();
     }
 
