@@ -177,3 +177,50 @@ TEST_CASE("system: a system may add systems while run_all runs", "[system]") {
     reg.run_all(w);
     CHECK(shared.late_runs == first_pass + 16);
 }
+
+// SystemRegistry owns one heap node per system: copies are deep (each copy runs its own callables),
+// moves hand the nodes over, and every stored callable is destroyed exactly once.
+TEST_CASE("system: copies are independent, moves hand the systems over", "[system]") {
+    Token::reset();
+    {
+        World w;
+        int runs = 0;
+        SystemRegistry a;
+        a.add("count", [&runs, t = Token{1}](World&) { runs += t.value(); });
+        a.add("twice", [&runs, t = Token{2}](World&) { runs += t.value(); });
+
+        SystemRegistry b(a); // copy: two more tokens
+        CHECK(Token::tally().alive() == 4);
+        REQUIRE(b.size() == 2);
+        CHECK(b.name(0) == "count");
+        CHECK(b.name(1) == "twice");
+        b.add("extra", [&runs](World&) { runs += 100; });
+        CHECK(a.size() == 2); // the copy grew, not the original
+        b.run_all(w);
+        CHECK(runs == 103);
+
+        SystemRegistry c(std::move(b)); // move: no token copied or destroyed
+        CHECK(Token::tally().alive() == 4);
+        CHECK(b.size() == 0); // NOLINT(bugprone-use-after-move): moved-from registries are empty
+        REQUIRE(c.size() == 3);
+        c.run_all(w);
+        CHECK(runs == 206);
+
+        c = a; // copy assignment: c's previous systems (two tokens) go, copies of a's come
+        CHECK(Token::tally().alive() == 4);
+        REQUIRE(c.size() == 2);
+        SystemRegistry& self = c;
+        c = self; // self-assignment keeps everything
+        CHECK(c.size() == 2);
+        CHECK(Token::tally().alive() == 4);
+
+        c = std::move(a); // move assignment: c's copies go at once, a is left empty
+        CHECK(Token::tally().alive() == 2);
+        CHECK(a.size() == 0); // NOLINT(bugprone-use-after-move)
+        REQUIRE(c.size() == 2);
+        runs = 0;
+        c.run_all(w);
+        CHECK(runs == 3);
+    }
+    CHECK(Token::tally().clean());
+}

@@ -8,10 +8,10 @@
 #pragma once
 
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "world.hpp"
 
@@ -24,14 +24,43 @@ class SystemRegistry {
 public:
     using SystemFunc = ecs::SystemFunc;
 
+    SystemRegistry() = default;
+    /// Copies every system (name and callable).
+    SystemRegistry(const SystemRegistry& other) {
+        systems_.reserve(other.systems_.size()); // the push_backs below cannot throw
+        for (const Entry* entry : other.systems_) systems_.push_back(new Entry(*entry));
+    }
+    SystemRegistry& operator=(const SystemRegistry& other) {
+        if (this != &other) {
+            SystemRegistry copy(other);
+            systems_.swap(copy.systems_); // `copy` now owns the previous systems and deletes them
+        }
+        return *this;
+    }
+    SystemRegistry(SystemRegistry&& other) noexcept : systems_(std::move(other.systems_)) { other.systems_.clear(); }
+    /// Deletes this registry's systems, then takes over `other`'s; `other` is left empty.
+    SystemRegistry& operator=(SystemRegistry&& other) noexcept {
+        if (this != &other) {
+            SystemRegistry previous(std::move(*this));
+            systems_.swap(other.systems_);
+        } // `previous` deletes the systems this registry held
+        return *this;
+    }
+    ~SystemRegistry() {
+        for (Entry* entry : systems_) delete entry;
+    }
+
     /// @brief Appends a system; it runs after every system added before it.
-    void add(std::string name, SystemFunc fn) { systems_.push_back(Entry{std::move(name), std::move(fn)}); }
+    void add(std::string name, SystemFunc fn) {
+        if (systems_.size() == systems_.capacity()) systems_.reserve(systems_.size() * 2 + 8); // may throw: nothing owned yet
+        systems_.push_back(new Entry{std::move(name), std::move(fn)});                         // cannot throw
+    }
 
     /// @brief Runs every system in insertion order, flushing the world's deferred commands after each.
     /// @pre Not called during iteration.
     void run_all(World& world) {
         for (size_t i = 0; i < systems_.size(); ++i) {
-            systems_[i].fn(world);
+            systems_[i]->fn(world);
             world.flush_deferred();
         }
     }
@@ -39,14 +68,16 @@ public:
     /// @brief Number of systems (addition).
     [[nodiscard]] size_t size() const noexcept { return systems_.size(); }
     /// @brief Name of the i-th system in run order (addition). @pre i < size()
-    [[nodiscard]] const std::string& name(size_t i) const noexcept { return systems_[i].name; }
+    [[nodiscard]] const std::string& name(size_t i) const noexcept { return systems_[i]->name; }
 
 private:
     struct Entry {
         std::string name;
         SystemFunc fn;
     };
-    std::deque<Entry> systems_; ///< a deque: a system may add systems while run_all runs it
+    /// One heap node per system (owned): a system may add systems while run_all runs it, and growing
+    /// the vector must not move the callable being executed.
+    std::vector<Entry*> systems_;
 };
 
 } // namespace ecs
