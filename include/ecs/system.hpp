@@ -25,8 +25,9 @@ public:
     using SystemFunc = ecs::SystemFunc;
 
     SystemRegistry() = default;
-    /// Copies every system (name and callable).
-    SystemRegistry(const SystemRegistry& other) {
+    /// Copies every system (name and callable). Delegates to the default constructor so that, should
+    /// copying a callable throw, the destructor frees the systems already copied.
+    SystemRegistry(const SystemRegistry& other) : SystemRegistry() {
         systems_.reserve(other.systems_.size()); // the push_backs below cannot throw
         for (const Entry* entry : other.systems_) systems_.push_back(new Entry(*entry));
     }
