@@ -19,6 +19,7 @@ import sys
 TWINS = {
     "BM_Create": "BM_Raw_Create",
     "BM_Destroy": "BM_Raw_Destroy",
+    "BM_AddRemove": "BM_Raw_AddRemove",
     "BM_Iterate2_Each": "BM_Raw_Iterate2",
     "BM_Iterate2_EachNoEntity": "BM_Raw_Iterate2",
     "BM_Iterate3Fragmented": "BM_Raw_Iterate3Fragmented",
