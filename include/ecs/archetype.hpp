@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "component.hpp"
+#include "detail/pod_array.hpp"
 #include "entity.hpp"
 
 namespace ecs {
@@ -260,7 +261,7 @@ private:
             offset += new_capacity * c.elem_size;
         }
         auto* grown = static_cast<uint8_t*>(std::realloc(block, bytes));
-        if (grown == nullptr) out_of_memory(); // the old block is intact
+        if (grown == nullptr) detail::out_of_memory(); // the old block is intact
         // A region never starts earlier than before: shift the last column first, so no column
         // overwrites bytes of a later one that has not moved yet.
         const size_t n = entities.size();
@@ -274,14 +275,6 @@ private:
         block = grown;
         block_bytes_ = bytes;
         capacity_ = new_capacity;
-    }
-
-    [[noreturn]] static void out_of_memory() {
-#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
-        throw std::bad_alloc();
-#else
-        std::abort();
-#endif
     }
 
     void free_block() noexcept {

@@ -17,6 +17,16 @@
 
 namespace ecs::detail {
 
+/// What a failed malloc/realloc does: std::bad_alloc, as operator new would, or abort when the
+/// program is built without exceptions.
+[[noreturn]] inline void out_of_memory() {
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
+    throw std::bad_alloc();
+#else
+    std::abort();
+#endif
+}
+
 template <typename T>
 class PodArray {
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
@@ -86,13 +96,6 @@ private:
         if (p == nullptr) out_of_memory();
         data_ = static_cast<T*>(p);
         capacity_ = cap;
-    }
-    [[noreturn]] static void out_of_memory() {
-#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
-        throw std::bad_alloc();
-#else
-        std::abort();
-#endif
     }
 
     T* data_ = nullptr;
