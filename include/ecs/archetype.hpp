@@ -119,8 +119,8 @@ public:
      */
     uint32_t push_entity(Entity e) {
         const size_t row = entities.size();
-        if (row_size != 0 && row == capacity_) grow();
-        entities.push_back(e);
+        if (ECS_UNLIKELY(row == entities.capacity())) grow_rows(); // one test covers both arrays
+        entities.push_back_unchecked(e);
         return static_cast<uint32_t>(row);
     }
 
@@ -171,11 +171,13 @@ public:
 
     /// Makes room for at least `n` rows (one allocation at most).
     void reserve(size_t n) {
-        if (row_size == 0 || n <= capacity_) return;
-        size_t cap = capacity_ ? capacity_ : initial_capacity();
-        while (cap < n) cap *= 2;
-        reallocate(cap);
-        entities.reserve(n);
+        if (n <= entities.capacity()) return; // the block holds at least as many rows
+        if (row_size != 0 && n > capacity_) {
+            size_t cap = capacity_ ? capacity_ : initial_capacity();
+            while (cap < n) cap *= 2;
+            reallocate(cap);
+        }
+        entities.reserve(row_size != 0 ? capacity_ : n);
     }
 
     /// `max(16, 16384 / row_size)`.
@@ -186,7 +188,7 @@ public:
     TypeSet types;                          ///< sorted component ids
     size_t type_hash = 0;                   ///< TypeSetHash of `types` (the world's archetype index)
     std::vector<ComponentColumn> columns;   ///< one per type, same order as `types`
-    std::vector<Entity> entities;           ///< row -> entity
+    detail::PodArray<Entity> entities;      ///< row -> entity (capacity never above the block's)
     ComponentMask mask;                     ///< bit per type, for query matching
     std::vector<ArchetypeEdge> edges;       ///< edge cache indexed by component id
     std::array<uint16_t, ECS_MAX_COMPONENTS> column_index{}; ///< component id -> column, or NO_COLUMN
@@ -203,7 +205,16 @@ private:
         }
     }
 
-    void grow() { reallocate(capacity_ ? capacity_ * 2 : initial_capacity()); }
+    /// push_entity() found the entity list full. Keeps `entities.capacity() <= capacity_` whenever
+    /// rows have bytes, so a row that fits the list also fits the block.
+    ECS_NOINLINE void grow_rows() {
+        if (row_size == 0) {
+            entities.reserve(std::max(MIN_CAPACITY, entities.capacity() * 2));
+            return;
+        }
+        if (entities.size() == capacity_) reallocate(capacity_ ? capacity_ * 2 : initial_capacity());
+        entities.reserve(capacity_);
+    }
 
     static size_t align_up(size_t v, size_t a) noexcept { return (v + a - 1) / a * a; }
     static size_t region_align(const ComponentColumn& c) noexcept { return std::max<size_t>(16, c.elem_align); }

@@ -302,29 +302,10 @@ public:
         if constexpr (std::is_lvalue_reference_v<T>) {
             add(e, C(value)); // copy first: `value` may live in a column this call moves
         } else {
-            if (!alive(e)) return;
             const ComponentTypeID id = ensure_column_factory<C>();
-            EntityRecord& rec = records_[e.index];
-            Archetype* src = rec.archetype;
-            if (src->has(id)) {
-                if constexpr (!detail::is_tag_v<C>) {
-                    C* slot = reinterpret_cast<C*>(src->column(id).data) + rec.row;
-                    if (slot == &value) return; // add(e, std::move(get<C>(e))): already in place
-                    slot->~C();
-                    ::new (static_cast<void*>(slot)) C(std::move(value));
-                }
-                return;
-            }
-            if (!ECS_CHECK(iterating_ == 0, "World::add: structural change during iteration (use deferred())")) return;
-            Archetype* dst = add_target(*src, id);
-            if (dst == nullptr) return;
-            if (ECS_UNLIKELY(dst->full())) {
-                add_to_full<C>(rec, e, *src, *dst, std::move(value));
-            } else {
-                const uint32_t row = migrate(rec, e, *src, *dst);
-                construct_at<C>(*dst, row, std::move(value));
-            }
-            if (ECS_UNLIKELY(any_add_hooks_)) fire_on_add(e, id);
+            const AddSlot slot = add_slot(e, id, false);
+            if (ECS_UNLIKELY(slot.kind == AddSlot::DESTINATION_FULL)) add_to_full<C>(e, id, std::move(value));
+            else finish_add<C>(e, id, slot, value);
         }
     }
     /// @brief Adds a value-initialised `T` (convenient for tags): `world.add<Frozen>(e)`.
@@ -341,17 +322,7 @@ public:
      */
     template <typename T>
     void remove(Entity e) {
-        if (!alive(e)) return;
-        const ComponentTypeID id = component_id<T>();
-        if (!records_[e.index].archetype->has(id)) return;
-        if (!ECS_CHECK(iterating_ == 0, "World::remove: structural change during iteration (use deferred())")) return;
-        if (ECS_UNLIKELY(any_remove_hooks_) && remove_hook_mask_.test(id)) {
-            fire_on_remove(e, id);
-            if (!alive(e) || !records_[e.index].archetype->has(id)) return;
-        }
-        EntityRecord& rec = records_[e.index]; // re-read: a hook may have grown records_
-        Archetype& src = *rec.archetype;
-        migrate(rec, e, src, *remove_target(src, id));
+        remove_id(e, component_id<T>());
     }
 
     // ----------------------------------------------------------------------------------------------
@@ -687,11 +658,79 @@ private:
         return arch;
     }
 
-    Archetype* add_target(Archetype& src, ComponentTypeID id) {
+    /// Where add() puts its value. EXISTING: `e` already has the type, `at` is its value (overwrite
+    /// in place). FRESH: `e` has migrated, `at` is raw storage for the new value. DESTINATION_FULL:
+    /// nothing done yet, the destination block moves on the next row. NOTHING: `e` is not alive or
+    /// the change was refused.
+    struct AddSlot {
+        enum Kind : uint8_t { NOTHING, EXISTING, FRESH, DESTINATION_FULL };
+        void* at;
+        Kind kind;
+    };
+
+    /// add()'s type-erased part: checks, edge lookup and migration, one call per add.
+    ECS_NOINLINE AddSlot add_slot(Entity e, ComponentTypeID id, bool value_taken_out) {
+        if (!alive(e)) return {nullptr, AddSlot::NOTHING};
+        EntityRecord& rec = records_[e.index];
+        Archetype& src = *rec.archetype;
+        if (src.has(id)) return {src.column(id).at(rec.row), AddSlot::EXISTING};
+        if (!ECS_CHECK(iterating_ == 0, "World::add: structural change during iteration (use deferred())"))
+            return {nullptr, AddSlot::NOTHING};
+        Archetype* dst = add_target(src, id);
+        if (dst == nullptr) return {nullptr, AddSlot::NOTHING};
+        if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
+        const uint32_t row = migrate(rec, e, src, *dst);
+        return {dst->column(id).at(row), AddSlot::FRESH};
+    }
+
+    /// add() when the destination block moves on the next row: `value` may live in it, so it is
+    /// taken out first.
+    template <typename C>
+    ECS_NOINLINE void add_to_full(Entity e, ComponentTypeID id, C&& value) {
+        C local(std::move(value));
+        finish_add<C>(e, id, add_slot(e, id, true), local);
+    }
+
+    template <typename C>
+    ECS_FORCEINLINE void finish_add(Entity e, ComponentTypeID id, AddSlot slot, C& value) {
+        if (slot.kind == AddSlot::FRESH) {
+            if constexpr (!detail::is_tag_v<C>) ::new (slot.at) C(std::move(value));
+            if (ECS_UNLIKELY(any_add_hooks_)) fire_on_add(e, id);
+        } else if (slot.kind == AddSlot::EXISTING) {
+            if constexpr (!detail::is_tag_v<C>) {
+                C* existing = static_cast<C*>(slot.at);
+                if (existing == &value) return; // add(e, std::move(get<C>(e))): already in place
+                existing->~C();
+                ::new (static_cast<void*>(existing)) C(std::move(value));
+            }
+        }
+    }
+
+    /// remove()'s type-erased part.
+    ECS_NOINLINE void remove_id(Entity e, ComponentTypeID id) {
+        if (!alive(e)) return;
+        if (!records_[e.index].archetype->has(id)) return;
+        if (!ECS_CHECK(iterating_ == 0, "World::remove: structural change during iteration (use deferred())")) return;
+        if (ECS_UNLIKELY(any_remove_hooks_) && remove_hook_mask_.test(id)) {
+            fire_on_remove(e, id);
+            if (!alive(e) || !records_[e.index].archetype->has(id)) return;
+        }
+        EntityRecord& rec = records_[e.index]; // re-read: a hook may have grown records_
+        Archetype& src = *rec.archetype;
+        migrate(rec, e, src, *remove_target(src, id));
+    }
+
+    ECS_FORCEINLINE Archetype* add_target(Archetype& src, ComponentTypeID id) {
+        if (ECS_LIKELY(id < src.edges.size())) {
+            Archetype* cached = src.edges[id].add;
+            if (ECS_LIKELY(cached != nullptr)) return cached;
+        }
+        return add_target_slow(src, id);
+    }
+
+    ECS_NOINLINE Archetype* add_target_slow(Archetype& src, ComponentTypeID id) {
         if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::add: more than ECS_MAX_COMPONENTS component types in use"))
             return nullptr;
-        ArchetypeEdge& edge = src.edge(id);
-        if (ECS_LIKELY(edge.add != nullptr)) return edge.add;
         TypeSet types = src.types;
         types.insert(std::upper_bound(types.begin(), types.end(), id), id);
         Archetype* dst = find_or_create_archetype(types); // may push to archetypes_, never moves `src`
@@ -702,9 +741,15 @@ private:
         return dst;
     }
 
-    Archetype* remove_target(Archetype& src, ComponentTypeID id) {
-        ArchetypeEdge& edge = src.edge(id);
-        if (ECS_LIKELY(edge.remove != nullptr)) return edge.remove;
+    ECS_FORCEINLINE Archetype* remove_target(Archetype& src, ComponentTypeID id) {
+        if (ECS_LIKELY(id < src.edges.size())) {
+            Archetype* cached = src.edges[id].remove;
+            if (ECS_LIKELY(cached != nullptr)) return cached;
+        }
+        return remove_target_slow(src, id);
+    }
+
+    ECS_NOINLINE Archetype* remove_target_slow(Archetype& src, ComponentTypeID id) {
         TypeSet types = src.types;
         types.erase(std::find(types.begin(), types.end(), id));
         Archetype* dst = find_or_create_archetype(types);
@@ -718,30 +763,33 @@ private:
      * share are relocated, the others destroyed; the hole left behind is closed and both records are
      * updated. Columns of `dst` that `e` did not have are left uninitialised at the returned row.
      */
-    uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
+    ECS_FORCEINLINE uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
         const uint32_t src_row = rec.row;
         const uint32_t dst_row = dst.push_entity(e);
         const size_t last = src.size() - 1;
         if (ECS_LIKELY(src.all_trivial)) {
-            // Every column is plain bytes: two copies per column, nothing to destroy. Tags have
-            // stride 0, so their copies are empty.
-            const uint16_t* to_column = dst.column_index.data();
-            ComponentColumn* dst_columns = dst.columns.data();
-            const size_t dst_offset_row = dst_row;
+            // Every column is plain bytes: per column one copy out (when `dst` keeps the type) and one
+            // copy from the last row into the hole, nothing to destroy. Tags have stride 0.
+            const uint16_t* const to_column = dst.column_index.data();
+            ComponentColumn* const dst_columns = dst.columns.data();
+            ComponentColumn* const first = src.columns.data();
+            ComponentColumn* const end = first + src.columns.size();
             if (src_row != last) {
-                for (ComponentColumn& c : src.columns) {
-                    const size_t size = c.elem_size;
-                    uint8_t* from = c.data + src_row * size;
-                    const uint16_t to = to_column[c.type_id];
-                    if (to != Archetype::NO_COLUMN) ComponentColumn::copy_bytes(dst_columns[to].data + dst_offset_row * size, from, size);
-                    ComponentColumn::copy_bytes(from, c.data + last * size, size);
+                for (ComponentColumn* c = first; c != end; ++c) {
+                    const size_t size = c->elem_size;
+                    uint8_t* const base = c->data;
+                    uint8_t* const from = base + src_row * size;
+                    const uint16_t to = to_column[c->type_id];
+                    if (to != Archetype::NO_COLUMN)
+                        ComponentColumn::copy_bytes(dst_columns[to].data + size_t(dst_row) * size, from, size);
+                    ComponentColumn::copy_bytes(from, base + last * size, size);
                 }
             } else {
-                for (ComponentColumn& c : src.columns) {
-                    const size_t size = c.elem_size;
-                    const uint16_t to = to_column[c.type_id];
+                for (ComponentColumn* c = first; c != end; ++c) {
+                    const size_t size = c->elem_size;
+                    const uint16_t to = to_column[c->type_id];
                     if (to != Archetype::NO_COLUMN)
-                        ComponentColumn::copy_bytes(dst_columns[to].data + dst_offset_row * size, c.data + src_row * size, size);
+                        ComponentColumn::copy_bytes(dst_columns[to].data + size_t(dst_row) * size, c->data + src_row * size, size);
                 }
             }
         } else {
@@ -768,15 +816,6 @@ private:
             }
             if (src_row != last) c.relocate(from, c.data + last * c.elem_size);
         }
-    }
-
-    /// add()'s migration when `dst`'s block is about to move: `value` may live in it, so it is
-    /// moved out first.
-    template <typename C>
-    ECS_NOINLINE void add_to_full(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst, C&& value) {
-        C local(std::move(value));
-        const uint32_t row = migrate(rec, e, src, dst);
-        construct_at<C>(dst, row, std::move(local));
     }
 
     template <typename C, typename V>

@@ -70,6 +70,16 @@ public:
         if (size_ == capacity_) grow_to(size_ + 1);
         data_[size_++] = value;
     }
+    /// @pre size() < capacity()
+    void push_back_unchecked(const T& value) noexcept { data_[size_++] = value; }
+    /// @pre !empty()
+    void pop_back() noexcept { --size_; }
+    /// Replaces the contents with the `n` values at `first`.
+    void assign(const T* first, size_t n) {
+        if (n > capacity_) reallocate(n);
+        if (n != 0) std::memcpy(data_, first, n * sizeof(T));
+        size_ = n;
+    }
     /// Resizes; new elements are copies of `value`.
     void resize(size_t n, const T& value = T{}) {
         if (n > capacity_) grow_to(n);
