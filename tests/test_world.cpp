@@ -330,3 +330,26 @@ TEST_CASE("world: memory_bytes and archetype_count report storage", "[world]") {
     CHECK(w.memory_bytes() >= empty + 1000 * (sizeof(Position) + sizeof(Velocity)));
     CHECK(w.archetype_count() == 2);
 }
+
+TEST_CASE("world: the members SPEC §3 declares const answer on a const World", "[world]") {
+    World w;
+    const Entity e = w.create_with(Position{1, 2}, Health{3});
+    const Entity bare = w.create();
+    const Entity gone = w.create_with(Health{4});
+    w.destroy(gone);
+    w.set_resource(Velocity{5, 6});
+    const World& cw = w;
+    CHECK(cw.alive(e));
+    CHECK(cw.alive(bare));
+    CHECK_FALSE(cw.alive(gone));
+    CHECK_FALSE(cw.alive(ecs::INVALID_ENTITY));
+    CHECK(cw.has<Position>(e));
+    CHECK_FALSE(cw.has<Position>(bare));
+    CHECK_FALSE(cw.has<Health>(gone));
+    CHECK(cw.count() == 2);
+    CHECK(cw.count<Health>() == 1);
+    CHECK((cw.count<Position, Health>() == 1));
+    CHECK(cw.count<Velocity>() == 0); // a resource type is not a component
+    CHECK(cw.has_resource<Velocity>());
+    CHECK_FALSE(cw.has_resource<Position>());
+}
