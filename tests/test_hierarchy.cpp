@@ -404,3 +404,42 @@ TEST_CASE("hierarchy: Children snapshot functions round-trip and reject truncati
     ecs::read_children(huge, storage);
     CHECK(huge.fail());
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Audit against SPEC 0.9 §5.2
+// ---------------------------------------------------------------------------------------------------
+
+// DEVIATION (reported by the spec audit): SPEC §5.2 says remove_parent "Orphan child: remove from
+// parent's Children, remove Parent component" and set_parent "Handles re-parenting (removes from old
+// parent's Children)". It names two changes; we make a third one, removing the parent's whole Children
+// component once its list is empty, so `world.get<Children>(parent).entities.empty()` (what the
+// implementation the spec came from, and its tests, check) asserts instead. has/try_get are used here so
+// the failure is reported rather than aborting. When fixed, drop [!mayfail] and the CHECKs above that
+// say "documented: the empty Children component is removed".
+TEST_CASE("hierarchy: remove_parent and re-parenting leave the parent's Children, emptied",
+          "[hierarchy][!mayfail]") {
+    World w;
+    SECTION("remove_parent") {
+        const Entity parent = w.create();
+        const Entity child = w.create();
+        ecs::set_parent(w, child, parent);
+        ecs::remove_parent(w, child);
+        CHECK_FALSE(w.has<Parent>(child));
+        const Children* children = w.try_get<Children>(parent);
+        REQUIRE(children != nullptr);
+        CHECK(children->entities.empty());
+    }
+    SECTION("re-parenting") {
+        const Entity a = w.create();
+        const Entity b = w.create();
+        const Entity child = w.create();
+        ecs::set_parent(w, child, a);
+        ecs::set_parent(w, child, b);
+        CHECK(w.get<Parent>(child).entity == b);
+        REQUIRE(w.has<Children>(b));
+        CHECK(w.get<Children>(b).entities == std::vector<Entity>{child});
+        const Children* old_children = w.try_get<Children>(a);
+        REQUIRE(old_children != nullptr);
+        CHECK(old_children->entities.empty());
+    }
+}

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -858,3 +859,40 @@ TEST_CASE("prefab: a throwing copy constructor leaks nothing and leaves the targ
     check_life_clean();
 }
 #endif
+
+// ---------------------------------------------------------------------------------------------------
+// Audit against SPEC 0.9 §3.11
+// ---------------------------------------------------------------------------------------------------
+
+TEST_CASE("prefab: an extending override only needs to be movable (copy-constructible is for defaults)",
+          "[prefab]") {
+    ecs::World w;
+    const ecs::Prefab p = ecs::Prefab::create(Pos{1, 2}, Health{3});
+    const ecs::Entity e = ecs::instantiate(w, p, std::make_unique<int>(42), Pos{5, 6});
+    REQUIRE(w.alive(e));
+    REQUIRE(w.has<std::unique_ptr<int>>(e));
+    REQUIRE(w.get<std::unique_ptr<int>>(e) != nullptr);
+    CHECK(*w.get<std::unique_ptr<int>>(e) == 42);
+    CHECK(w.get<Pos>(e).x == 5);
+    CHECK(w.get<Health>(e).hp == 3);
+    CHECK_FALSE(p.has<std::unique_ptr<int>>());
+    CHECK(p.component_count() == 2);
+}
+
+TEST_CASE("prefab: instances are copies, editing one changes neither the prefab nor later instances",
+          "[prefab]") {
+    ecs::World w;
+    const ecs::Prefab p = ecs::Prefab::create(Pos{1, 2}, Name{"ab"});
+    const ecs::Entity first = ecs::instantiate(w, p);
+    w.get<Pos>(first).x = 100;
+    w.get<Name>(first).text = "changed";
+    w.add(first, Vel{1, 1});
+    CHECK(p.get<Pos>().x == 1);
+    CHECK(p.get<Name>().text == "ab");
+    CHECK(p.component_count() == 2);
+    const ecs::Entity second = ecs::instantiate(w, p);
+    CHECK(w.get<Pos>(second).x == 1);
+    CHECK(w.get<Name>(second).text == "ab");
+    CHECK_FALSE(w.has<Vel>(second));
+    CHECK(w.get<Pos>(first).x == 100);
+}

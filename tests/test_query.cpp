@@ -217,3 +217,31 @@ TEST_CASE("query: each also accepts a callback without the entity (addition)", "
     });
     CHECK(generic == 12);
 }
+
+namespace {
+template <typename W, typename = void>
+struct has_member_exclude : std::false_type {};
+template <typename W>
+struct has_member_exclude<W, std::void_t<typename W::template Exclude<Dead>>> : std::true_type {};
+
+/// Runs each<Health>(W::Exclude<Dead>{}) when World spells the tag as a member, as the spec's origin does.
+template <typename W>
+int count_alive_through_member_exclude(W& w) {
+    int n = 0;
+    if constexpr (has_member_exclude<W>::value)
+        w.template each<Health>(typename W::template Exclude<Dead>{}, [&](Entity, Health&) { ++n; });
+    return n;
+}
+} // namespace
+
+// DEVIATION (reported by the spec audit): SPEC §3.5 declares the overload inside World as
+// `each(Exclude<Ex...>, Func&&)`; the implementation it was written from declares Exclude as a member
+// of World and its tests write `w.each<A>(World::Exclude<C>{}, fn)`, which does not compile here (our
+// tag lives at namespace scope only). Drop [!mayfail] once World::Exclude names ecs::Exclude.
+TEST_CASE("query: World::Exclude is the Exclude tag too", "[query][!mayfail]") {
+    World w;
+    (void)w.create_with(Health{1});
+    (void)w.create_with(Health{2}, Dead{});
+    CHECK(has_member_exclude<World>::value);
+    CHECK(count_alive_through_member_exclude(w) == 1);
+}

@@ -297,3 +297,22 @@ TEST_CASE("resources: const-qualified access names the same resource", "[resourc
     CHECK(w.has_resource<const Gravity>());
     CHECK(w.resource<const Gravity>().g == 3);
 }
+
+TEST_CASE("resources: set, read and remove during iteration (not structural changes)", "[resources]") {
+    World w;
+    for (int i = 0; i < 3; ++i) (void)w.create_with(DeltaTime{float(i)});
+    int visits = 0;
+    w.each<DeltaTime>([&](Entity, DeltaTime& dt) {
+        ++visits;
+        const int so_far = w.has_resource<Gravity>() ? w.resource<Gravity>().g : 0;
+        w.set_resource(Gravity{so_far + 1});
+        w.set_resource(DeltaTime{dt.seconds}); // same type as the component being iterated
+        if (visits == 2) w.remove_resource<DeltaTime>();
+    });
+    CHECK(visits == 3);
+    REQUIRE(w.has_resource<Gravity>());
+    CHECK(w.resource<Gravity>().g == 3);
+    REQUIRE(w.has_resource<DeltaTime>());
+    CHECK(w.resource<DeltaTime>().seconds == 2.f); // written by the last visit, after the removal
+    CHECK(w.count<DeltaTime>() == 3);
+}

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #if defined(__unix__)
@@ -1285,4 +1287,87 @@ TEST_CASE("serialization: random byte flips never crash or leak", "[serializatio
     REQUIRE(SerCounted::bad_destroys == 0);
     REQUIRE(rejected > 0);
     REQUIRE(loaded > 0); // flips in payload bytes (floats, text) load as other values
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Audit against SPEC 0.9 §3.10 (round trip preserves archetype structure; queries on the target)
+// ---------------------------------------------------------------------------------------------------
+
+TEST_CASE("serialization: a query cached on the target before deserialize sees the loaded entities",
+          "[serialization]") {
+    register_all();
+    ecs::World a;
+    const ecs::Entity p = a.create_with(SerPos{1, 2, 3});
+    const ecs::Entity pv = a.create_with(SerPos{4, 5, 6}, SerVel{7, 8});
+    const ecs::Entity v = a.create_with(SerVel{9, 10});
+    const std::string bytes = snapshot_of(a);
+
+    ecs::World b;
+    // Build both cache entries on the empty target first: they must not stay stale.
+    int before = 0;
+    b.each<SerPos>([&](ecs::Entity, SerPos&) { ++before; });
+    CHECK(before == 0);
+    CHECK(b.count<SerPos, SerVel>() == 0);
+
+    REQUIRE(load(b, bytes));
+    std::vector<ecs::Entity> seen;
+    b.each<SerPos>([&](ecs::Entity e, SerPos&) { seen.push_back(e); });
+    std::sort(seen.begin(), seen.end());
+    CHECK(seen == std::vector<ecs::Entity>{p, pv});
+    CHECK(b.count<SerPos, SerVel>() == 1);
+    CHECK(b.count<SerVel>() == 2);
+    CHECK(b.has<SerVel>(v));
+    CHECK(b.check_invariants());
+}
+
+TEST_CASE("serialization: row order within an archetype survives a round trip (a sort stays sorted)",
+          "[serialization]") {
+    register_all();
+    ecs::World a;
+    std::vector<ecs::Entity> es;
+    for (int i = 0; i < 12; ++i) es.push_back(a.create_with(SerPos{float((i * 7) % 12), 0, 0}, SerVel{float(i), 0}));
+    a.sort<SerPos>([](const SerPos& l, const SerPos& r) { return l.x < r.x; });
+    std::vector<ecs::Entity> order_a;
+    a.each<SerPos>([&](ecs::Entity e, SerPos&) { order_a.push_back(e); });
+
+    ecs::World b;
+    REQUIRE(load(b, snapshot_of(a)));
+    std::vector<ecs::Entity> order_b;
+    float last = -1;
+    bool sorted = true;
+    b.each<SerPos, SerVel>([&](ecs::Entity e, SerPos& pos, SerVel& vel) {
+        order_b.push_back(e);
+        sorted = sorted && pos.x > last;
+        last = pos.x;
+        // the columns are still row-parallel: each entity kept its own pair of values
+        CHECK(vel.dx == float(std::find(es.begin(), es.end(), e) - es.begin()));
+    });
+    CHECK(sorted);
+    CHECK(order_b == order_a);
+}
+
+namespace {
+struct SerElemFirst {
+    std::vector<int> values;
+};
+using ElemFirstWrite = void (*)(const void*, std::ostream&);
+using ElemFirstRead = void (*)(void*, std::istream&);
+template <typename T, typename S, typename D, typename = void>
+struct can_register_with : std::false_type {};
+template <typename T, typename S, typename D>
+struct can_register_with<T, S, D,
+                         std::void_t<decltype(ecs::register_component<T>("", std::declval<S>(), std::declval<D>()))>>
+    : std::true_type {};
+} // namespace
+
+// DEVIATION (reported by the spec audit, see the audit report): SPEC §3.10 passes custom functions as
+// `ComponentColumn::SerializeFunc` / `DeserializeFunc` without spelling them out; the implementation
+// the spec was written from, and its own Children test, use element-first functions
+// `void(const void* elem, std::ostream&)` / `void(void* elem, std::istream&)`. Ours are stream-first,
+// so such a registration does not compile. Drop [!mayfail] once both forms are accepted.
+TEST_CASE("serialization: register_component accepts element-first (elem, stream) functions",
+          "[serialization][!mayfail]") {
+    CHECK(can_register_with<SerElemFirst, ecs::ComponentColumn::SerializeFunc,
+                            ecs::ComponentColumn::DeserializeFunc>::value); // today's form keeps working
+    CHECK(can_register_with<SerElemFirst, ElemFirstWrite, ElemFirstRead>::value);
 }

@@ -330,3 +330,51 @@ TEST_CASE("world: memory_bytes and archetype_count report storage", "[world]") {
     CHECK(w.memory_bytes() >= empty + 1000 * (sizeof(Position) + sizeof(Velocity)));
     CHECK(w.archetype_count() == 2);
 }
+
+TEST_CASE("world: the members SPEC §3 declares const answer on a const World", "[world]") {
+    World w;
+    const Entity e = w.create_with(Position{1, 2}, Health{3});
+    const Entity bare = w.create();
+    const Entity gone = w.create_with(Health{4});
+    w.destroy(gone);
+    w.set_resource(Velocity{5, 6});
+    const World& cw = w;
+    CHECK(cw.alive(e));
+    CHECK(cw.alive(bare));
+    CHECK_FALSE(cw.alive(gone));
+    CHECK_FALSE(cw.alive(ecs::INVALID_ENTITY));
+    CHECK(cw.has<Position>(e));
+    CHECK_FALSE(cw.has<Position>(bare));
+    CHECK_FALSE(cw.has<Health>(gone));
+    CHECK(cw.count() == 2);
+    CHECK(cw.count<Health>() == 1);
+    CHECK((cw.count<Position, Health>() == 1));
+    CHECK(cw.count<Velocity>() == 0); // a resource type is not a component
+    CHECK(cw.has_resource<Velocity>());
+    CHECK_FALSE(cw.has_resource<Position>());
+}
+
+TEST_CASE("world: short strings (SSO) survive block growth, migration and swap-remove", "[world][lifetime]") {
+    // PITFALLS 2: a short std::string points into itself; relocating it with memcpy leaves it dangling.
+    // 2000 rows of one 32-byte column grow the block from 512 rows twice.
+    World w;
+    std::vector<Entity> es;
+    for (int i = 0; i < 2000; ++i) es.push_back(w.create_with(std::string("s" + std::to_string(i))));
+    for (int i = 0; i < 2000; i += 3) w.add(es[size_t(i)], Health{i});   // migration into a second archetype
+    for (int i = 1; i < 2000; i += 7) w.destroy(es[size_t(i)]);          // swap-removes in both archetypes
+    for (int i = 2; i < 2000; i += 11) w.remove<Health>(es[size_t(i)]);  // absent or migrating back
+    size_t alive = 0;
+    for (int i = 0; i < 2000; ++i) {
+        const Entity e = es[size_t(i)];
+        if (!w.alive(e)) continue;
+        ++alive;
+        REQUIRE(w.get<std::string>(e) == "s" + std::to_string(i));
+    }
+    size_t visited = 0;
+    w.each<std::string>([&](Entity, std::string& s) {
+        ++visited;
+        CHECK(s.size() < 16); // still short, and readable
+    });
+    CHECK(visited == alive);
+    CHECK(w.check_invariants());
+}
