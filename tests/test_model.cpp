@@ -1441,8 +1441,7 @@ private:
     void model_detach(ecs::Entity parent, ecs::Entity child) {
         if (!model_alive(parent) || !slots_[parent.index].has_children) return;
         std::vector<ecs::Entity>& list = slots_[parent.index].children;
-        list.erase(std::remove(list.begin(), list.end(), child), list.end());
-        if (list.empty()) slots_[parent.index].has_children = false;
+        list.erase(std::remove(list.begin(), list.end(), child), list.end()); // spec §5.2: the component stays
     }
 
     void model_attach(ecs::Entity parent, ecs::Entity child) {

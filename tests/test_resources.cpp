@@ -290,6 +290,23 @@ TEST_CASE("resources: set_resource(world.resource<T>()) replaces a resource with
     CHECK(Res::tally().clean());
 }
 
+TEST_CASE("resources: set_resource(std::move(world.resource<T>())) keeps the value in place", "[resources]") {
+    Res::reset();
+    {
+        World w;
+        w.set_resource(Res{4});
+        w.set_resource(std::move(w.resource<Res>())); // the old value is the argument: nothing to replace
+        CHECK(w.resource<Res>().value() == 4);
+        CHECK(Res::tally().alive() == 1);
+        CHECK(Res::tally().bad_destroys == 0);
+        CHECK(Res::tally().bad_reads == 0);
+        w.set_resource(std::string(64, 'M'));
+        w.set_resource(std::move(w.resource<std::string>()));
+        CHECK(w.resource<std::string>() == std::string(64, 'M'));
+    }
+    CHECK(Res::tally().clean());
+}
+
 TEST_CASE("resources: const-qualified access names the same resource", "[resources]") {
     World w;
     w.set_resource(Gravity{3});

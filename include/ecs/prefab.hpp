@@ -194,7 +194,7 @@ public:
      * Valid until the prefab is assigned to, moved from or destroyed. O(component_count()).
      */
     template <typename T>
-    [[nodiscard]] const detail::bare_t<T>& get() const noexcept {
+    const detail::bare_t<T>& get() const noexcept {
         using C = detail::bare_t<T>;
         const Entry* entry = find(component_id<C>());
         if (!ECS_CHECK(entry != nullptr, "Prefab::get: prefab does not have the component"))

@@ -154,6 +154,37 @@ void memcpy_deserialize(std::istream& in, void* storage) {
     in.read(static_cast<char*>(storage), static_cast<std::streamsize>(sizeof(T)));
 }
 
+/// Element-first forms of the functions (the argument order some code written against the spec
+/// uses): `ser(component, out)` and `deser(object, in)`, where `object` is a value-initialised `T`.
+using ElementFirstSerializeFunc = void (*)(const void* component, std::ostream& out);
+using ElementFirstDeserializeFunc = void (*)(void* object, std::istream& in);
+
+/// The element-first functions registered for `T` (first registration wins, like the registry).
+template <typename T>
+struct ElementFirstFunctions {
+    static inline std::atomic<ElementFirstSerializeFunc> serialize{nullptr};
+    static inline std::atomic<ElementFirstDeserializeFunc> deserialize{nullptr};
+};
+
+template <typename T>
+void element_first_serialize(std::ostream& out, const void* component) {
+    ElementFirstFunctions<T>::serialize.load(std::memory_order_acquire)(component, out);
+}
+
+/// Value-initialises a `T` and lets the user function fill it; on failbit the object is destroyed
+/// again, so a failed read leaves nothing constructed (the contract of DeserializeFunc).
+template <typename T>
+void element_first_deserialize(std::istream& in, void* storage) {
+    T* object = ::new (storage) T();
+    ElementFirstFunctions<T>::deserialize.load(std::memory_order_acquire)(object, in);
+    if (in.fail()) object->~T();
+}
+
+template <typename S, typename D>
+inline constexpr bool is_element_first_pair_v =
+    !std::is_null_pointer_v<S> && !std::is_null_pointer_v<D> && std::is_convertible_v<S, ElementFirstSerializeFunc> &&
+    std::is_convertible_v<D, ElementFirstDeserializeFunc> && !std::is_convertible_v<S, ComponentColumn::SerializeFunc>;
+
 } // namespace detail
 
 /**
@@ -220,6 +251,27 @@ void register_component(const char* name, ComponentColumn::SerializeFunc ser = n
     ECS_ASSERT(outcome != Outcome::name_taken, "register_component: name already registered for another type");
     ECS_ASSERT(outcome != Outcome::type_has_other_name, "register_component: type already registered under another name");
     (void)outcome;
+}
+
+/**
+ * @brief **[Addition]** register_component with element-first functions: `ser(const void* component,
+ *        std::ostream&)` and `deser(void* object, std::istream&)`, where `deser` fills an already
+ *        value-initialised `T` (so `T` must be default-constructible). Captureless lambdas work.
+ *        Otherwise as above; a failed read (failbit) destroys the object again.
+ */
+template <typename T, typename S, typename D, std::enable_if_t<detail::is_element_first_pair_v<S, D>, int> = 0>
+void register_component(const char* name, S ser, D deser) {
+    static_assert(std::is_default_constructible_v<T>,
+                  "register_component: element-first deserialize functions fill a value-initialised T");
+    const detail::ElementFirstSerializeFunc s = ser;
+    const detail::ElementFirstDeserializeFunc d = deser;
+    if (!ECS_CHECK(s != nullptr && d != nullptr, "register_component: pass both a serialize and a deserialize function"))
+        return;
+    detail::ElementFirstSerializeFunc no_s = nullptr;
+    detail::ElementFirstDeserializeFunc no_d = nullptr;
+    detail::ElementFirstFunctions<T>::serialize.compare_exchange_strong(no_s, s, std::memory_order_acq_rel);
+    detail::ElementFirstFunctions<T>::deserialize.compare_exchange_strong(no_d, d, std::memory_order_acq_rel);
+    register_component<T>(name, &detail::element_first_serialize<T>, &detail::element_first_deserialize<T>);
 }
 
 /**

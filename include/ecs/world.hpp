@@ -146,6 +146,9 @@ public:
     class DeferredProxy;
     /// Type-erased observer: receives the world, the entity and the component's address.
     using ErasedHook = std::function<void(World&, Entity, void*)>;
+    /// `World::Exclude<Ts...>` names the same tag as `ecs::Exclude<Ts...>` (both spellings work).
+    template <typename... Ts>
+    using Exclude = ecs::Exclude<Ts...>;
 
     ECS_NOINLINE World() {
         records_.push_back(EntityRecord{}); // slot 0 is reserved: INVALID_ENTITY never names an entity
@@ -166,7 +169,7 @@ public:
      * @brief Creates an entity with no components.
      * @pre Not called during iteration (refused: returns INVALID_ENTITY).
      */
-    [[nodiscard]] Entity create() {
+    Entity create() {
         if (!ECS_CHECK(iterating_ == 0, "World::create: structural change during iteration (use deferred())"))
             return INVALID_ENTITY;
         uint32_t row = 0;
@@ -259,7 +262,7 @@ public:
      * Invalidated by any structural change to `e`'s archetype.
      */
     template <typename T>
-    [[nodiscard]] T& get(Entity e) {
+    T& get(Entity e) {
 #if ECS_ASSERT_ENABLED
         if (!ECS_CHECK(alive(e), "World::get: entity is not alive")) return detail::fallback_object<T>();
         if (!ECS_CHECK(records_[e.index].archetype->has(component_id<T>()), "World::get: entity does not have the component"))
@@ -269,7 +272,7 @@ public:
         return detail::element(column_data<T>(*r.archetype), r.row);
     }
     template <typename T>
-    [[nodiscard]] const T& get(Entity e) const {
+    const T& get(Entity e) const {
         return const_cast<World*>(this)->get<const T>(e);
     }
 
@@ -427,6 +430,7 @@ public:
             ResourceSlot& slot = resource_slot(component_id<R>());
             if (slot) {
                 R* old = static_cast<R*>(slot.get());
+                if (old == &value) return; // set_resource(std::move(resource<R>())): already in place
                 old->~R(); // the old value is destroyed; the new one takes its storage
                 ::new (static_cast<void*>(old)) R(std::move(value));
             } else {
@@ -441,7 +445,7 @@ public:
     }
     /// @brief The resource of type `T`. @pre It exists (asserted).
     template <typename T>
-    [[nodiscard]] T& resource() {
+    T& resource() {
         T* p = try_resource<T>();
         if (!ECS_CHECK(p != nullptr, "World::resource: resource does not exist")) return detail::fallback_object<T>();
         return *p;
@@ -867,16 +871,16 @@ private:
     }
 
     /// The cache entry of a query signature, brought up to date with archetypes created since.
-    template <typename Include, typename Exclude>
+    template <typename Include, typename ExcludeList>
     detail::QueryCache& query() const {
-        const uint32_t slot = detail::query_slot<Include, Exclude>();
+        const uint32_t slot = detail::query_slot<Include, ExcludeList>();
         if (ECS_UNLIKELY(slot >= queries_.size())) queries_.resize(size_t(slot) + 1);
         std::unique_ptr<detail::QueryCache>& entry = queries_[slot];
         if (ECS_UNLIKELY(!entry)) {
             entry = std::make_unique<detail::QueryCache>();
             bool ignored = false;
             set_bits(entry->include, entry->impossible, Include{});
-            set_bits(entry->exclude, ignored, Exclude{}); // a type beyond the bitset is on no entity
+            set_bits(entry->exclude, ignored, ExcludeList{}); // a type beyond the bitset is on no entity
         }
         detail::QueryCache& q = *entry;
         if (ECS_UNLIKELY(q.scanned != archetypes_.size())) {

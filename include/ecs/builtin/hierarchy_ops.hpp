@@ -66,8 +66,7 @@ inline void detach_from_children(World& world, Entity parent, Entity child) {
     Children* children = world.try_get<Children>(parent);
     if (children == nullptr) return;
     auto& list = children->entities;
-    list.erase(std::remove(list.begin(), list.end(), child), list.end());
-    if (list.empty()) world.remove<Children>(parent);
+    list.erase(std::remove(list.begin(), list.end(), child), list.end()); // the component stays, even when empty
 }
 
 /// True when `ancestor` appears on the Parent chain of `e` (`e` itself excluded). The walk stops
@@ -131,8 +130,8 @@ inline void set_parent(World& world, Entity child, Entity parent) {
 }
 
 /**
- * @brief Detaches `child` from its parent: removes it from the parent's Children (and that
- *        component when it becomes empty), then removes `child`'s Parent component.
+ * @brief Detaches `child` from its parent: removes it from the parent's Children (the component
+ *        stays, possibly empty), then removes `child`'s Parent component.
  *
  * No-op when `child` is dead or has no Parent. A Parent naming a dead entity is simply removed.
  * @pre Not called during iteration (asserted; refused).
