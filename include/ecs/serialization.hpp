@@ -278,7 +278,7 @@ void register_component(const char* name, S ser, D deser) {
  * @brief Id of the component type registered as `name`.
  * @pre Such a type is registered (asserted; returns INVALID_COMPONENT_ID otherwise). Thread-safe.
  */
-[[nodiscard]] inline ComponentTypeID component_id_by_name(const std::string& name) {
+inline ComponentTypeID component_id_by_name(const std::string& name) {
     ComponentTypeID id = INVALID_COMPONENT_ID;
     const bool found = detail::component_registry().find(name, id) != nullptr;
     if (!ECS_CHECK(found, "component_id_by_name: no component type is registered under this name"))
@@ -291,7 +291,7 @@ void register_component(const char* name, S ser, D deser) {
  *        rest of the program.
  * @pre `id` is registered (asserted; returns a reference to an empty string otherwise). Thread-safe.
  */
-[[nodiscard]] inline const std::string& component_name(ComponentTypeID id) {
+inline const std::string& component_name(ComponentTypeID id) {
     static const std::string unregistered;
     const detail::ComponentRegistration* entry = detail::component_registry().find(id);
     if (!ECS_CHECK(entry != nullptr, "component_name: component type is not registered")) return unregistered;
