@@ -80,7 +80,7 @@ public:
             column_index[t] = static_cast<uint16_t>(columns.size());
             mask.set(t);
             columns.push_back(column_factory(t)());
-            const ComponentColumn& c = columns.back();
+            const ComponentColumn& c = columns[columns.size() - 1];
             row_size += c.elem_size;
             if (c.elem_align > block_align) block_align = c.elem_align;
             if (!c.trivially_relocatable) all_trivial = false;
@@ -108,7 +108,7 @@ public:
 
     /// Edge slot for `t`, grown on demand.
     ArchetypeEdge& edge(ComponentTypeID t) {
-        if (t >= edges.size()) edges.resize(size_t(t) + 1);
+        if (t >= edges.size()) edges.resize(size_t(t) + 1, ArchetypeEdge{});
         return edges[t];
     }
 
@@ -185,10 +185,10 @@ public:
 
     TypeSet types;                          ///< sorted component ids
     size_t type_hash = 0;                   ///< TypeSetHash of `types` (the world's archetype index)
-    std::vector<ComponentColumn> columns;   ///< one per type, same order as `types`
-    std::vector<Entity> entities;           ///< row -> entity
+    detail::PodArray<ComponentColumn> columns;   ///< one per type, same order as `types`
+    detail::PodArray<Entity> entities;           ///< row -> entity
     ComponentMask mask;                     ///< bit per type, for query matching
-    std::vector<ArchetypeEdge> edges;       ///< edge cache indexed by component id
+    detail::PodArray<ArchetypeEdge> edges;       ///< edge cache indexed by component id
     std::array<uint16_t, ECS_MAX_COMPONENTS> column_index{}; ///< component id -> column, or NO_COLUMN
     uint32_t id = 0;                        ///< position in the world's archetype list
     size_t row_size = 0;                    ///< sum of the columns' strides
@@ -250,7 +250,10 @@ private:
 
     void reallocate_in_place(size_t new_capacity, size_t bytes) {
         const uintptr_t old_base = reinterpret_cast<uintptr_t>(block);
-        std::vector<size_t> old_offsets(columns.size()), new_offsets(columns.size());
+        detail::PodArray<size_t> offsets; // old offsets, then new ones, per column
+        offsets.resize(2 * columns.size(), 0);
+        size_t* old_offsets = offsets.data();
+        size_t* new_offsets = old_offsets + columns.size();
         size_t offset = 0;
         for (size_t i = 0; i < columns.size(); ++i) {
             const ComponentColumn& c = columns[i];

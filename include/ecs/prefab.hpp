@@ -394,7 +394,7 @@ private:
         bool maskable = prefab.maskable_;
         if (n == 0) {
             if (ECS_LIKELY(h < archetypes.size() && maskable) && archetypes[h]->mask == prefab.mask_)
-                return archetypes[h].get();
+                return archetypes[h];
             Archetype* found = WorldAccess::find_or_create_archetype(world, prefab.types_);
             if (found != nullptr) hint.store(found->id, std::memory_order_relaxed);
             return found;
@@ -405,7 +405,7 @@ private:
             if (extra[i] < ECS_MAX_COMPONENTS) wanted.set(extra[i]);
             else maskable = false;
         }
-        if (ECS_LIKELY(h < archetypes.size() && maskable) && archetypes[h]->mask == wanted) return archetypes[h].get();
+        if (ECS_LIKELY(h < archetypes.size() && maskable) && archetypes[h]->mask == wanted) return archetypes[h];
         // The union is built in a per-thread scratch TypeSet that keeps its capacity: a miss on a
         // warm thread allocates nothing either.
         thread_local TypeSet scratch;

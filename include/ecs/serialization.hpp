@@ -388,7 +388,7 @@ public:
             }
         }
     }
-    void entities(const std::vector<Entity>& list) {
+    void entities(const PodArray<Entity>& list) {
         if constexpr (host_little_endian) {
             raw(list.data(), uint64_t(list.size()) * sizeof(Entity));
         } else {
@@ -725,7 +725,8 @@ private:
             return fail(DeserializeError::bad_count, rows_at, "archetype rows outnumber the unused entity slots");
 
         const uint64_t entities_at = in_.offset();
-        std::vector<Entity> entities(rows); // bounded: rows * 8 bytes are known to be in the input
+        PodArray<Entity> entities;
+        entities.resize(rows); // bounded: rows * 8 bytes are known to be in the input
         if (!in_.entities(entities.data(), rows)) return truncated(entities_at, "entity list cut short");
         for (uint32_t r = 0; r < rows; ++r) {
             const Entity e = entities[r];
@@ -758,7 +759,7 @@ private:
         partial_rows_.assign(arch->columns.size(), 0);
         for (size_t k = 0; k < plans_.size(); ++k)
             if (!read_column(*arch, plan_ids_[k], *plans_[k], rows)) return false;
-        arch->entities = std::move(entities); // every column is complete: the rows become real
+        arch->entities = static_cast<PodArray<Entity>&&>(entities); // every column is complete: the rows become real
         partial_ = nullptr;
         filled_.push_back(arch);
         filled_offsets_.push_back(entities_at);
@@ -824,7 +825,7 @@ private:
                 return fail(DeserializeError::bad_generation, generations_at + uint64_t(i) * 4,
                             "slot " + std::to_string(i) + " has generation 0");
         for (size_t a = 0; a < filled_.size(); ++a) {
-            const std::vector<Entity>& list = filled_[a]->entities;
+            const PodArray<Entity>& list = filled_[a]->entities;
             for (size_t r = 0; r < list.size(); ++r)
                 if (generations_[list[r].index] != list[r].generation)
                     return fail(DeserializeError::bad_generation, filled_offsets_[a] + uint64_t(r) * 8 + 4,
@@ -862,7 +863,7 @@ private:
         records.assign(slot_count_, EntityRecord{});
         for (uint32_t i = 0; i < slot_count_; ++i) records[i].generation = generations_[i];
         for (Archetype* arch : filled_) {
-            const std::vector<Entity>& list = arch->entities;
+            const PodArray<Entity>& list = arch->entities;
             for (size_t r = 0; r < list.size(); ++r) {
                 records[list[r].index].archetype = arch;
                 records[list[r].index].row = static_cast<uint32_t>(r);
