@@ -13,7 +13,6 @@
  */
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <bitset>
 #include <cstddef>
@@ -24,6 +23,7 @@
 #include <vector>
 
 #include "component.hpp"
+#include "detail/algorithms.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
 
@@ -180,7 +180,7 @@ public:
 
     /// `max(16, 16384 / row_size)`.
     [[nodiscard]] size_t initial_capacity() const noexcept {
-        return row_size == 0 ? MIN_CAPACITY : std::max(MIN_CAPACITY, INITIAL_BLOCK_BYTES / row_size);
+        return row_size == 0 ? MIN_CAPACITY : detail::max_of(MIN_CAPACITY, INITIAL_BLOCK_BYTES / row_size);
     }
 
     TypeSet types;                          ///< sorted component ids
@@ -206,12 +206,12 @@ private:
     void grow() { reallocate(capacity_ ? capacity_ * 2 : initial_capacity()); }
 
     static size_t align_up(size_t v, size_t a) noexcept { return (v + a - 1) / a * a; }
-    static size_t region_align(const ComponentColumn& c) noexcept { return std::max<size_t>(16, c.elem_align); }
+    static size_t region_align(const ComponentColumn& c) noexcept { return detail::max_of<size_t>(16, c.elem_align); }
 
     /// Plain-byte blocks whose alignment malloc already gives grow with realloc: the allocator may
     /// extend in place or move pages instead of bytes, and only the columns after the first shift.
     [[nodiscard]] bool grows_with_realloc() const noexcept {
-        return all_trivial && std::max<size_t>(16, block_align) <= alignof(std::max_align_t);
+        return all_trivial && detail::max_of<size_t>(16, block_align) <= alignof(std::max_align_t);
     }
 
     ECS_COLD void reallocate(size_t new_capacity) {
@@ -224,7 +224,7 @@ private:
             reallocate_in_place(new_capacity, bytes);
             return;
         }
-        const size_t align = std::max<size_t>(16, block_align);
+        const size_t align = detail::max_of<size_t>(16, block_align);
         auto* fresh = static_cast<uint8_t*>(::operator new(bytes, std::align_val_t(align)));
         size_t offset = 0;
         const size_t n = entities.size();
@@ -283,7 +283,7 @@ private:
     void free_block() noexcept {
         if (block == nullptr) return;
         if (grows_with_realloc()) std::free(block);
-        else ::operator delete(block, std::align_val_t(std::max<size_t>(16, block_align)));
+        else ::operator delete(block, std::align_val_t(detail::max_of<size_t>(16, block_align)));
     }
 
     uint8_t* block = nullptr;

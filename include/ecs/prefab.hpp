@@ -16,7 +16,6 @@
  */
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -87,7 +86,7 @@ public:
             p.types_.reserve(sizeof...(Ts));
             size_t i = 0;
             (p.emplace<detail::bare_t<Ts>>(offsets[i++], std::forward<Ts>(components)), ...);
-            std::sort(p.types_.begin(), p.types_.end());
+            detail::insertion_sort(p.types_); // a pack: as short as create_with's
         }
         return p;
     }
@@ -411,7 +410,7 @@ private:
         thread_local TypeSet scratch;
         scratch.assign(prefab.types_.begin(), prefab.types_.end());
         for (size_t i = 0; i < n; ++i)
-            if (flagged[i]) scratch.insert(std::upper_bound(scratch.begin(), scratch.end(), extra[i]), extra[i]);
+            if (flagged[i]) scratch.insert(detail::upper_bound_value(scratch.begin(), scratch.end(), extra[i]), extra[i]);
         Archetype* found = WorldAccess::find_or_create_archetype(world, scratch);
         if (found != nullptr) hint.store(found->id, std::memory_order_relaxed);
         return found;

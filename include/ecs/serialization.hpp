@@ -24,7 +24,6 @@
  */
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -360,7 +359,7 @@ public:
     void raw(const void* data, uint64_t n) {
         const char* p = static_cast<const char*>(data);
         while (n != 0) {
-            const uint64_t step = std::min(n, MAX_STREAM_CHUNK);
+            const uint64_t step = detail::min_of(n, MAX_STREAM_CHUNK);
             out_.write(p, static_cast<std::streamsize>(step));
             p += step;
             n -= step;
@@ -453,7 +452,7 @@ protected:
     int_type underflow() override {
         if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
         if (left_ == 0) return traits_type::eof();
-        const uint64_t want = std::min<uint64_t>(left_, sizeof(buffer_));
+        const uint64_t want = detail::min_of<uint64_t>(left_, sizeof(buffer_));
         const std::streamsize got = source_->sgetn(buffer_, static_cast<std::streamsize>(want));
         if (got <= 0) {
             source_short_ = true;
@@ -485,7 +484,7 @@ public:
         if (n > remaining_) return false;
         char* p = static_cast<char*>(dst);
         for (uint64_t left = n; left != 0;) {
-            const uint64_t step = std::min(left, MAX_STREAM_CHUNK);
+            const uint64_t step = detail::min_of(left, MAX_STREAM_CHUNK);
             const std::streamsize got = source_->sgetn(p, static_cast<std::streamsize>(step));
             if (got <= 0) {
                 remaining_ = 0; // the stream lied about its size: nothing more can be trusted
@@ -517,7 +516,7 @@ public:
         } else {
             unsigned char buf[4096];
             for (size_t i = 0; i < n;) {
-                const size_t k = std::min(sizeof(buf) / 4, n - i);
+                const size_t k = detail::min_of(sizeof(buf) / 4, n - i);
                 if (!raw(buf, uint64_t(k) * 4)) return false;
                 for (size_t j = 0; j < k; ++j, ++i) values[i] = get_u32(buf + 4 * j);
             }
@@ -531,7 +530,7 @@ public:
         } else {
             unsigned char buf[4096];
             for (size_t i = 0; i < n;) {
-                const size_t k = std::min(sizeof(buf) / 8, n - i);
+                const size_t k = detail::min_of(sizeof(buf) / 8, n - i);
                 if (!raw(buf, uint64_t(k) * 8)) return false;
                 for (size_t j = 0; j < k; ++j, ++i) list[i] = Entity{get_u32(buf + 8 * j), get_u32(buf + 8 * j + 4)};
             }
@@ -564,7 +563,7 @@ public:
 
     void read_all(std::streambuf& sb) {
         const std::streamsize buffered = sb.in_avail();
-        size_t capacity = std::max<size_t>(size_t(1) << 16, buffered > 0 ? static_cast<size_t>(buffered) + 4096 : 0);
+        size_t capacity = detail::max_of<size_t>(size_t(1) << 16, buffered > 0 ? static_cast<size_t>(buffered) + 4096 : 0);
         delete[] bytes_; // (a second call starts over)
         bytes_ = nullptr;
         size_ = 0;
@@ -577,7 +576,7 @@ public:
                 delete[] bytes_;
                 bytes_ = bigger;
             }
-            const uint64_t want = std::min<uint64_t>(capacity - size_, MAX_STREAM_CHUNK);
+            const uint64_t want = detail::min_of<uint64_t>(capacity - size_, MAX_STREAM_CHUNK);
             const std::streamsize got = sb.sgetn(bytes_ + size_, static_cast<std::streamsize>(want));
             if (got <= 0) break;
             size_ += static_cast<size_t>(got);
@@ -709,7 +708,7 @@ private:
             }
             plans_.push_back(registration);
             plan_ids_.push_back(id);
-            const auto at = std::upper_bound(types.begin(), types.end(), id);
+            const auto at = detail::upper_bound_value(types.begin(), types.end(), id);
             if (at != types.begin() && *(at - 1) == id) duplicate = true; // reported once all names are read
             types.insert(at, id);
         }

@@ -13,7 +13,6 @@
  */
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -28,16 +27,14 @@
 #ifndef ECS_DETAIL_HAVE_STD_FUNCTION_H
 #  include <functional>
 #endif
-#include <memory>
 #include <new>
-#include <numeric>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "archetype.hpp"
 #include "component.hpp"
+#include "detail/algorithms.hpp"
 #include "detail/command_queue.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
@@ -223,13 +220,13 @@ public:
         if (ECS_UNLIKELY(any_remove_hooks_) && (arch->mask & remove_hook_mask_).any()) {
             // A hook may destroy other entities whose hooks destroy `e` again: that nested call is a
             // no-op, this one finishes the job.
-            if (std::find(dying_.begin(), dying_.end(), e.index) != dying_.end()) return;
+            if (detail::find_value(dying_.begin(), dying_.end(), e.index) != dying_.end()) return;
             dying_.push_back(e.index);
             struct Unmark { // also when a hook throws
                 detail::PodArray<uint32_t>& dying;
                 uint32_t index;
                 ~Unmark() {
-                    uint32_t* at = std::find(dying.begin(), dying.end(), index);
+                    uint32_t* at = detail::find_value(dying.begin(), dying.end(), index);
                     for (uint32_t* next = at + 1; next != dying.end(); ++next) next[-1] = *next;
                     dying.pop_back();
                 }
@@ -559,15 +556,17 @@ public:
         if constexpr (!detail::is_tag_v<C>) {
             detail::QueryCache& q = query<detail::TypeList<C>, detail::TypeList<>>();
             std::vector<uint32_t> order;
+            std::vector<uint32_t> scratch; // the merge buffer
             std::vector<uint8_t> placed;
             for (Archetype* arch : q.archetypes) {
                 const size_t n = arch->size();
                 if (n < 2) continue;
                 const C* values = column_data<const C>(*arch);
                 order.resize(n);
-                std::iota(order.begin(), order.end(), 0u);
-                std::stable_sort(order.begin(), order.end(),
-                                 [&](uint32_t a, uint32_t b) { return cmp(values[a], values[b]); });
+                scratch.resize(n);
+                for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+                auto less = [&](uint32_t a, uint32_t b) { return cmp(values[a], values[b]); };
+                detail::stable_sort_with_buffer(order.data(), n, scratch.data(), less);
                 apply_permutation(*arch, order, placed);
             }
         } else {
@@ -654,7 +653,7 @@ private:
     ECS_COLD void index_insert(Archetype* arch) {
         if ((archetypes_.size()) * 2 > index_.size()) {
             detail::PodArray<Archetype*> old(static_cast<detail::PodArray<Archetype*>&&>(index_));
-            index_.resize(std::max<size_t>(16, old.size() * 2), nullptr);
+            index_.resize(detail::max_of<size_t>(16, old.size() * 2), nullptr);
             for (Archetype* a : old)
                 if (a != nullptr) index_place(a);
         }
@@ -701,7 +700,7 @@ private:
         ArchetypeEdge& edge = src.edge(id);
         if (ECS_LIKELY(edge.add != nullptr)) return edge.add;
         TypeSet types = src.types;
-        types.insert(std::upper_bound(types.begin(), types.end(), id), id);
+        types.insert(detail::upper_bound_value(types.begin(), types.end(), id), id);
         Archetype* dst = find_or_create_archetype(types); // may push to archetypes_, never moves `src`
         if (dst != nullptr) {
             src.edge(id).add = dst;
@@ -714,7 +713,7 @@ private:
         ArchetypeEdge& edge = src.edge(id);
         if (ECS_LIKELY(edge.remove != nullptr)) return edge.remove;
         TypeSet types = src.types;
-        types.erase(std::find(types.begin(), types.end(), id));
+        types.erase(detail::find_value(types.begin(), types.end(), id));
         Archetype* dst = find_or_create_archetype(types);
         src.edge(id).remove = dst;
         dst->edge(id).add = &src;
@@ -984,14 +983,29 @@ struct RemoveCommand {
     Entity e;
 };
 
+/// One value of a CreateCommand (the index tells equal types apart).
+template <size_t I, typename T>
+struct CreateValue {
+    template <typename V>
+    explicit CreateValue(V&& v) : value(std::forward<V>(v)) {}
+    T value;
+};
+
+template <typename Indices, typename... Ts>
+struct CreateValues;
+template <size_t... Is, typename... Ts>
+struct CreateValues<std::index_sequence<Is...>, Ts...> : CreateValue<Is, Ts>... {
+    template <typename... Vs>
+    explicit CreateValues(Vs&&... vs) : CreateValue<Is, Ts>(std::forward<Vs>(vs))... {}
+    void create(World& w) { (void)w.create_with(std::move(static_cast<CreateValue<Is, Ts>&>(*this).value)...); }
+};
+
 template <typename... Ts>
 struct CreateCommand {
     template <typename... Vs>
     explicit CreateCommand(Vs&&... vs) : values(std::forward<Vs>(vs)...) {}
-    void run(World& w) {
-        std::apply([&w](Ts&... v) { (void)w.create_with(std::move(v)...); }, values);
-    }
-    std::tuple<Ts...> values;
+    void run(World& w) { values.create(w); }
+    CreateValues<std::index_sequence_for<Ts...>, Ts...> values;
 };
 
 /// Records the structural API into a CommandQueue. Shared by DeferredProxy and CommandBuffer.
@@ -1114,9 +1128,8 @@ inline bool World::check_invariants() const {
     for (size_t a = 0; a < archetypes_.size(); ++a) {
         const Archetype& arch = *archetypes_[a];
         if (arch.id != a || arch.columns.size() != arch.types.size()) return false;
-        if (!std::is_sorted(arch.types.begin(), arch.types.end()) ||
-            std::adjacent_find(arch.types.begin(), arch.types.end()) != arch.types.end())
-            return false;
+        for (size_t c = 1; c < arch.types.size(); ++c)
+            if (!(arch.types[c - 1] < arch.types[c])) return false; // sorted, no duplicates
         if (arch.mask.count() != arch.types.size()) return false;
         for (size_t c = 0; c < arch.types.size(); ++c) {
             if (arch.columns[c].type_id != arch.types[c] || !arch.mask.test(arch.types[c]) ||

@@ -13,11 +13,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <new>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "../config.hpp"
 #include "pod_array.hpp"
