@@ -72,7 +72,7 @@ public:
     static constexpr size_t MIN_CAPACITY = 16;
 
     /// @pre `type_set` is sorted, duplicate-free, every id < ECS_MAX_COMPONENTS and has a factory.
-    ECS_COLD Archetype(TypeSet type_set, uint32_t archetype_id)
+    ECS_NOINLINE Archetype(TypeSet type_set, uint32_t archetype_id)
         : types(std::move(type_set)), type_hash(TypeSetHash{}(types)), id(archetype_id) {
         column_index.fill(NO_COLUMN);
         columns.reserve(types.size());
@@ -89,7 +89,7 @@ public:
     Archetype(const Archetype&) = delete;
     Archetype& operator=(const Archetype&) = delete;
 
-    ECS_COLD ~Archetype() {
+    ECS_NOINLINE ~Archetype() {
         destroy_all_rows();
         free_block();
     }
@@ -214,7 +214,7 @@ private:
         return all_trivial && detail::max_of<size_t>(16, block_align) <= alignof(std::max_align_t);
     }
 
-    ECS_COLD void reallocate(size_t new_capacity) {
+    ECS_NOINLINE void reallocate(size_t new_capacity) {
         size_t bytes = 0;
         for (const ComponentColumn& c : columns) {
             if (c.elem_size == 0) continue;

@@ -63,11 +63,9 @@ namespace ecs::detail {
 #  define ECS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #  define ECS_FORCEINLINE inline __attribute__((always_inline))
 #  define ECS_NOINLINE __attribute__((noinline))
-#  define ECS_COLD __attribute__((noinline, cold))
 #else
 #  define ECS_LIKELY(x) (x)
 #  define ECS_UNLIKELY(x) (x)
 #  define ECS_FORCEINLINE inline
 #  define ECS_NOINLINE
-#  define ECS_COLD
 #endif

@@ -154,7 +154,7 @@ public:
     /// Type-erased observer: receives the world, the entity and the component's address.
     using ErasedHook = std::function<void(World&, Entity, void*)>;
 
-    ECS_COLD World() {
+    ECS_NOINLINE World() {
         records_.push_back(EntityRecord{}); // slot 0 is reserved: INVALID_ENTITY never names an entity
         archetypes_.reserve_one();
         archetypes_.push_back(new Archetype(TypeSet{}, 0));
@@ -164,7 +164,7 @@ public:
     World& operator=(const World&) = delete;
     World(World&&) noexcept = default;
     World& operator=(World&&) noexcept = default;
-    ECS_COLD ~World() { deferred_.clear(); } // pending payloads go before the components they may name
+    ECS_NOINLINE ~World() { deferred_.clear(); } // pending payloads go before the components they may name
 
     // ----------------------------------------------------------------------------------------------
     // Entity lifecycle
@@ -627,7 +627,7 @@ private:
 
     /// The archetype of exactly `types` (sorted, distinct), created when missing; nullptr when an id is
     /// beyond ECS_MAX_COMPONENTS.
-    ECS_COLD Archetype* find_or_create_archetype(const TypeSet& types) {
+    ECS_NOINLINE Archetype* find_or_create_archetype(const TypeSet& types) {
         for (ComponentTypeID t : types) {
             if (!ECS_CHECK(t < ECS_MAX_COMPONENTS,
                            "World: more than ECS_MAX_COMPONENTS component types in use (raise ECS_MAX_COMPONENTS)"))
@@ -650,7 +650,7 @@ private:
 
     /// Open-addressing index from type set to archetype (linear probing, at most half full). A
     /// purpose-built table: std::unordered_map keyed by vectors costs every user TU its instantiation.
-    ECS_COLD void index_insert(Archetype* arch) {
+    ECS_NOINLINE void index_insert(Archetype* arch) {
         if ((archetypes_.size()) * 2 > index_.size()) {
             detail::PodArray<Archetype*> old(static_cast<detail::PodArray<Archetype*>&&>(index_));
             index_.resize(detail::max_of<size_t>(16, old.size() * 2), nullptr);
@@ -683,7 +683,7 @@ private:
     }
 
     template <typename... Ts>
-    ECS_COLD Archetype* pack_archetype_slow(uint32_t slot) {
+    ECS_NOINLINE Archetype* pack_archetype_slow(uint32_t slot) {
         TypeSet types{ensure_column_factory<Ts>()...};
         detail::insertion_sort(types);
         Archetype* arch = find_or_create_archetype(types);
