@@ -559,7 +559,7 @@ TEST_CASE("prefab: lvalue overrides referring into the growing archetype stay va
     es.push_back(ecs::instantiate(w, p, Name{"first"}));
     const ecs::Archetype* arch = nullptr;
     for (const auto& a : ecs::detail::WorldAccess::archetypes(w))
-        if (a->size() == 1) arch = a.get();
+        if (a->size() == 1) arch = &*a;
     REQUIRE(arch != nullptr);
     // Fill the archetype to capacity so the next instantiation reallocates its block.
     while (arch->size() < arch->capacity()) es.push_back(ecs::instantiate(w, p));

@@ -1394,6 +1394,7 @@ void read_int_list(std::vector<int>& v, std::istream& in, uint32_t limit) {
 // `void(const void* elem, std::ostream&)` / `void(void* elem, std::istream&)` that fill an existing
 // object. Both forms are accepted; the element-first reader gets a value-initialised T.
 TEST_CASE("serialization: register_component accepts element-first (elem, stream) functions", "[serialization]") {
+    register_all();
     CHECK(can_register_with<SerElemFirst, ecs::ComponentColumn::SerializeFunc,
                             ecs::ComponentColumn::DeserializeFunc>::value); // the stream-first form keeps working
     CHECK(can_register_with<SerElemFirst, ElemFirstWrite, ElemFirstRead>::value);

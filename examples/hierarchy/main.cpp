@@ -65,7 +65,8 @@ int main() {
     ecs::propagate_transforms(world);
     std::printf("-- moon now orbits mars\n");
     print_tree(world, sun, 0);
-    std::printf("earth has children? %s\n", world.has<ecs::Children>(earth) ? "yes" : "no");
+    // The Children component stays, emptied: set_parent and remove_parent edit the list only.
+    std::printf("earth has children? %s\n", world.get<ecs::Children>(earth).entities.empty() ? "no" : "yes");
 
     // remove_parent makes an entity a root again: its local transform becomes its world transform.
     ecs::remove_parent(world, moon);

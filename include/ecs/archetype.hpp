@@ -13,7 +13,6 @@
  */
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <bitset>
 #include <cstddef>
@@ -24,6 +23,7 @@
 #include <vector>
 
 #include "component.hpp"
+#include "detail/algorithms.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
 
@@ -80,7 +80,7 @@ public:
             column_index[t] = static_cast<uint16_t>(columns.size());
             mask.set(t);
             columns.push_back(column_factory(t)());
-            const ComponentColumn& c = columns.back();
+            const ComponentColumn& c = columns[columns.size() - 1];
             row_size += c.elem_size;
             if (c.elem_align > block_align) block_align = c.elem_align;
             if (!c.trivially_relocatable) all_trivial = false;
@@ -108,7 +108,7 @@ public:
 
     /// Edge slot for `t`, grown on demand.
     ArchetypeEdge& edge(ComponentTypeID t) {
-        if (t >= edges.size()) edges.resize(size_t(t) + 1);
+        if (t >= edges.size()) edges.resize(size_t(t) + 1, ArchetypeEdge{});
         return edges[t];
     }
 
@@ -182,15 +182,15 @@ public:
 
     /// `max(16, 16384 / row_size)`.
     [[nodiscard]] size_t initial_capacity() const noexcept {
-        return row_size == 0 ? MIN_CAPACITY : std::max(MIN_CAPACITY, INITIAL_BLOCK_BYTES / row_size);
+        return row_size == 0 ? MIN_CAPACITY : detail::max_of(MIN_CAPACITY, INITIAL_BLOCK_BYTES / row_size);
     }
 
     TypeSet types;                          ///< sorted component ids
     size_t type_hash = 0;                   ///< TypeSetHash of `types` (the world's archetype index)
-    std::vector<ComponentColumn> columns;   ///< one per type, same order as `types`
-    detail::PodArray<Entity> entities;      ///< row -> entity (capacity never above the block's)
+    detail::PodArray<ComponentColumn> columns;   ///< one per type, same order as `types`
+    detail::PodArray<Entity> entities;           ///< row -> entity (capacity never above the block's)
     ComponentMask mask;                     ///< bit per type, for query matching
-    std::vector<ArchetypeEdge> edges;       ///< edge cache indexed by component id
+    detail::PodArray<ArchetypeEdge> edges;       ///< edge cache indexed by component id
     std::array<uint16_t, ECS_MAX_COMPONENTS> column_index{}; ///< component id -> column, or NO_COLUMN
     uint32_t id = 0;                        ///< position in the world's archetype list
     size_t row_size = 0;                    ///< sum of the columns' strides
@@ -209,7 +209,7 @@ private:
     /// rows have bytes, so a row that fits the list also fits the block.
     ECS_NOINLINE void grow_rows() {
         if (row_size == 0) {
-            entities.reserve(std::max(MIN_CAPACITY, entities.capacity() * 2));
+            entities.reserve(detail::max_of<size_t>(MIN_CAPACITY, entities.capacity() * 2));
             return;
         }
         if (entities.size() == capacity_) reallocate(capacity_ ? capacity_ * 2 : initial_capacity());
@@ -217,12 +217,12 @@ private:
     }
 
     static size_t align_up(size_t v, size_t a) noexcept { return (v + a - 1) / a * a; }
-    static size_t region_align(const ComponentColumn& c) noexcept { return std::max<size_t>(16, c.elem_align); }
+    static size_t region_align(const ComponentColumn& c) noexcept { return detail::max_of<size_t>(16, c.elem_align); }
 
     /// Plain-byte blocks whose alignment malloc already gives grow with realloc: the allocator may
     /// extend in place or move pages instead of bytes, and only the columns after the first shift.
     [[nodiscard]] bool grows_with_realloc() const noexcept {
-        return all_trivial && std::max<size_t>(16, block_align) <= alignof(std::max_align_t);
+        return all_trivial && detail::max_of<size_t>(16, block_align) <= alignof(std::max_align_t);
     }
 
     ECS_NOINLINE void reallocate(size_t new_capacity) {
@@ -235,7 +235,7 @@ private:
             reallocate_in_place(new_capacity, bytes);
             return;
         }
-        const size_t align = std::max<size_t>(16, block_align);
+        const size_t align = detail::max_of<size_t>(16, block_align);
         auto* fresh = static_cast<uint8_t*>(::operator new(bytes, std::align_val_t(align)));
         size_t offset = 0;
         const size_t n = entities.size();
@@ -261,7 +261,10 @@ private:
 
     void reallocate_in_place(size_t new_capacity, size_t bytes) {
         const uintptr_t old_base = reinterpret_cast<uintptr_t>(block);
-        std::vector<size_t> old_offsets(columns.size()), new_offsets(columns.size());
+        detail::PodArray<size_t> offsets; // old offsets, then new ones, per column
+        offsets.resize(2 * columns.size(), 0);
+        size_t* old_offsets = offsets.data();
+        size_t* new_offsets = old_offsets + columns.size();
         size_t offset = 0;
         for (size_t i = 0; i < columns.size(); ++i) {
             const ComponentColumn& c = columns[i];
@@ -291,7 +294,7 @@ private:
     void free_block() noexcept {
         if (block == nullptr) return;
         if (grows_with_realloc()) std::free(block);
-        else ::operator delete(block, std::align_val_t(std::max<size_t>(16, block_align)));
+        else ::operator delete(block, std::align_val_t(detail::max_of<size_t>(16, block_align)));
     }
 
     uint8_t* block = nullptr;

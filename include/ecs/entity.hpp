@@ -7,7 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <vector> // declares std::hash (for vector<bool>): far cheaper than <functional>
 
 #include "config.hpp"
 

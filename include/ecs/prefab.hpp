@@ -16,7 +16,6 @@
  */
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -87,7 +86,7 @@ public:
             p.types_.reserve(sizeof...(Ts));
             size_t i = 0;
             (p.emplace<detail::bare_t<Ts>>(offsets[i++], std::forward<Ts>(components)), ...);
-            std::sort(p.types_.begin(), p.types_.end());
+            detail::insertion_sort(p.types_); // a pack: as short as create_with's
         }
         return p;
     }
@@ -394,7 +393,7 @@ private:
         bool maskable = prefab.maskable_;
         if (n == 0) {
             if (ECS_LIKELY(h < archetypes.size() && maskable) && archetypes[h]->mask == prefab.mask_)
-                return archetypes[h].get();
+                return archetypes[h];
             Archetype* found = WorldAccess::find_or_create_archetype(world, prefab.types_);
             if (found != nullptr) hint.store(found->id, std::memory_order_relaxed);
             return found;
@@ -405,13 +404,13 @@ private:
             if (extra[i] < ECS_MAX_COMPONENTS) wanted.set(extra[i]);
             else maskable = false;
         }
-        if (ECS_LIKELY(h < archetypes.size() && maskable) && archetypes[h]->mask == wanted) return archetypes[h].get();
+        if (ECS_LIKELY(h < archetypes.size() && maskable) && archetypes[h]->mask == wanted) return archetypes[h];
         // The union is built in a per-thread scratch TypeSet that keeps its capacity: a miss on a
         // warm thread allocates nothing either.
         thread_local TypeSet scratch;
         scratch.assign(prefab.types_.begin(), prefab.types_.end());
         for (size_t i = 0; i < n; ++i)
-            if (flagged[i]) scratch.insert(std::upper_bound(scratch.begin(), scratch.end(), extra[i]), extra[i]);
+            if (flagged[i]) scratch.insert(detail::upper_bound_value(scratch.begin(), scratch.end(), extra[i]), extra[i]);
         Archetype* found = WorldAccess::find_or_create_archetype(world, scratch);
         if (found != nullptr) hint.store(found->id, std::memory_order_relaxed);
         return found;

@@ -24,7 +24,6 @@
  */
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -412,7 +411,7 @@ public:
     void raw(const void* data, uint64_t n) {
         const char* p = static_cast<const char*>(data);
         while (n != 0) {
-            const uint64_t step = std::min(n, MAX_STREAM_CHUNK);
+            const uint64_t step = detail::min_of(n, MAX_STREAM_CHUNK);
             out_.write(p, static_cast<std::streamsize>(step));
             p += step;
             n -= step;
@@ -440,8 +439,7 @@ public:
             }
         }
     }
-    template <typename List>
-    void entities(const List& list) { // std::vector<Entity> or the archetype's entity list
+    void entities(const PodArray<Entity>& list) {
         if constexpr (host_little_endian) {
             raw(list.data(), uint64_t(list.size()) * sizeof(Entity));
         } else {
@@ -506,7 +504,7 @@ protected:
     int_type underflow() override {
         if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
         if (left_ == 0) return traits_type::eof();
-        const uint64_t want = std::min<uint64_t>(left_, sizeof(buffer_));
+        const uint64_t want = detail::min_of<uint64_t>(left_, sizeof(buffer_));
         const std::streamsize got = source_->sgetn(buffer_, static_cast<std::streamsize>(want));
         if (got <= 0) {
             source_short_ = true;
@@ -538,7 +536,7 @@ public:
         if (n > remaining_) return false;
         char* p = static_cast<char*>(dst);
         for (uint64_t left = n; left != 0;) {
-            const uint64_t step = std::min(left, MAX_STREAM_CHUNK);
+            const uint64_t step = detail::min_of(left, MAX_STREAM_CHUNK);
             const std::streamsize got = source_->sgetn(p, static_cast<std::streamsize>(step));
             if (got <= 0) {
                 remaining_ = 0; // the stream lied about its size: nothing more can be trusted
@@ -570,7 +568,7 @@ public:
         } else {
             unsigned char buf[4096];
             for (size_t i = 0; i < n;) {
-                const size_t k = std::min(sizeof(buf) / 4, n - i);
+                const size_t k = detail::min_of(sizeof(buf) / 4, n - i);
                 if (!raw(buf, uint64_t(k) * 4)) return false;
                 for (size_t j = 0; j < k; ++j, ++i) values[i] = get_u32(buf + 4 * j);
             }
@@ -584,7 +582,7 @@ public:
         } else {
             unsigned char buf[4096];
             for (size_t i = 0; i < n;) {
-                const size_t k = std::min(sizeof(buf) / 8, n - i);
+                const size_t k = detail::min_of(sizeof(buf) / 8, n - i);
                 if (!raw(buf, uint64_t(k) * 8)) return false;
                 for (size_t j = 0; j < k; ++j, ++i) list[i] = Entity{get_u32(buf + 8 * j), get_u32(buf + 8 * j + 4)};
             }
@@ -617,7 +615,7 @@ public:
 
     void read_all(std::streambuf& sb) {
         const std::streamsize buffered = sb.in_avail();
-        size_t capacity = std::max<size_t>(size_t(1) << 16, buffered > 0 ? static_cast<size_t>(buffered) + 4096 : 0);
+        size_t capacity = detail::max_of<size_t>(size_t(1) << 16, buffered > 0 ? static_cast<size_t>(buffered) + 4096 : 0);
         delete[] bytes_; // (a second call starts over)
         bytes_ = nullptr;
         size_ = 0;
@@ -630,7 +628,7 @@ public:
                 delete[] bytes_;
                 bytes_ = bigger;
             }
-            const uint64_t want = std::min<uint64_t>(capacity - size_, MAX_STREAM_CHUNK);
+            const uint64_t want = detail::min_of<uint64_t>(capacity - size_, MAX_STREAM_CHUNK);
             const std::streamsize got = sb.sgetn(bytes_ + size_, static_cast<std::streamsize>(want));
             if (got <= 0) break;
             size_ += static_cast<size_t>(got);
@@ -762,7 +760,7 @@ private:
             }
             plans_.push_back(registration);
             plan_ids_.push_back(id);
-            const auto at = std::upper_bound(types.begin(), types.end(), id);
+            const auto at = detail::upper_bound_value(types.begin(), types.end(), id);
             if (at != types.begin() && *(at - 1) == id) duplicate = true; // reported once all names are read
             types.insert(at, id);
         }
@@ -778,7 +776,8 @@ private:
             return fail(DeserializeError::bad_count, rows_at, "archetype rows outnumber the unused entity slots");
 
         const uint64_t entities_at = in_.offset();
-        std::vector<Entity> entities(rows); // bounded: rows * 8 bytes are known to be in the input
+        PodArray<Entity> entities;
+        entities.resize(rows); // bounded: rows * 8 bytes are known to be in the input
         if (!in_.entities(entities.data(), rows)) return truncated(entities_at, "entity list cut short");
         for (uint32_t r = 0; r < rows; ++r) {
             const Entity e = entities[r];
@@ -877,7 +876,7 @@ private:
                 return fail(DeserializeError::bad_generation, generations_at + uint64_t(i) * 4,
                             "slot " + std::to_string(i) + " has generation 0");
         for (size_t a = 0; a < filled_.size(); ++a) {
-            const auto& list = filled_[a]->entities;
+            const PodArray<Entity>& list = filled_[a]->entities;
             for (size_t r = 0; r < list.size(); ++r)
                 if (generations_[list[r].index] != list[r].generation)
                     return fail(DeserializeError::bad_generation, filled_offsets_[a] + uint64_t(r) * 8 + 4,

@@ -13,21 +13,28 @@
  */
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <memory>
+// libstdc++ declares std::function in <bits/std_function.h>; <functional> adds the searchers, bind and
+// <unordered_map> (about 0.06 s per translation unit). Other libraries get <functional>.
+#if defined(__GLIBCXX__) && defined(__has_include)
+#  if __has_include(<bits/std_function.h>)
+#    include <bits/std_function.h>
+#    define ECS_DETAIL_HAVE_STD_FUNCTION_H 1
+#  endif
+#endif
+#ifndef ECS_DETAIL_HAVE_STD_FUNCTION_H
+#  include <functional>
+#endif
 #include <new>
-#include <numeric>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "archetype.hpp"
 #include "component.hpp"
+#include "detail/algorithms.hpp"
 #include "detail/command_queue.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
@@ -90,7 +97,7 @@ uint32_t pack_slot() noexcept {
 struct QueryCache {
     ComponentMask include;
     ComponentMask exclude;
-    std::vector<Archetype*> archetypes;
+    PodArray<Archetype*> archetypes;
     size_t scanned = 0;     ///< archetypes of the world already tested (the archetype generation seen)
     bool impossible = false; ///< an included type can never be a component (id beyond the bitset)
 };
@@ -152,8 +159,9 @@ public:
 
     ECS_NOINLINE World() {
         records_.push_back(EntityRecord{}); // slot 0 is reserved: INVALID_ENTITY never names an entity
-        archetypes_.push_back(std::make_unique<Archetype>(TypeSet{}, 0));
-        index_insert(archetypes_.back().get());
+        archetypes_.reserve_one();
+        archetypes_.push_back(new Archetype(TypeSet{}, 0));
+        index_insert(archetypes_.back());
     }
     World(const World&) = delete;
     World& operator=(const World&) = delete;
@@ -173,7 +181,7 @@ public:
         if (!ECS_CHECK(iterating_ == 0, "World::create: structural change during iteration (use deferred())"))
             return INVALID_ENTITY;
         uint32_t row = 0;
-        return allocate_entity(archetypes_[0].get(), row);
+        return allocate_entity(archetypes_[0], row);
     }
 
     /**
@@ -215,12 +223,16 @@ public:
         if (ECS_UNLIKELY(any_remove_hooks_) && (arch->mask & remove_hook_mask_).any()) {
             // A hook may destroy other entities whose hooks destroy `e` again: that nested call is a
             // no-op, this one finishes the job.
-            if (std::find(dying_.begin(), dying_.end(), e.index) != dying_.end()) return;
+            if (detail::find_value(dying_.begin(), dying_.end(), e.index) != dying_.end()) return;
             dying_.push_back(e.index);
             struct Unmark { // also when a hook throws
-                std::vector<uint32_t>& dying;
+                detail::PodArray<uint32_t>& dying;
                 uint32_t index;
-                ~Unmark() { dying.erase(std::find(dying.begin(), dying.end(), index)); }
+                ~Unmark() {
+                    uint32_t* at = detail::find_value(dying.begin(), dying.end(), index);
+                    for (uint32_t* next = at + 1; next != dying.end(); ++next) next[-1] = *next;
+                    dying.pop_back();
+                }
             };
             {
                 Unmark unmark{dying_, e.index};
@@ -427,19 +439,20 @@ public:
         if constexpr (std::is_lvalue_reference_v<T>) {
             set_resource(R(value)); // copy first: `value` may be the resource being replaced
         } else {
-            ResourceSlot& slot = resource_slot(component_id<R>());
-            if (slot) {
-                R* old = static_cast<R*>(slot.get());
+            detail::ResourceRecord& slot = resource_slot(component_id<R>());
+            if (slot.object) {
+                R* old = static_cast<R*>(slot.object);
                 if (old == &value) return; // set_resource(std::move(resource<R>())): already in place
                 old->~R(); // the old value is destroyed; the new one takes its storage
                 ::new (static_cast<void*>(old)) R(std::move(value));
             } else {
                 void* storage = ::operator new(sizeof(R), std::align_val_t(alignof(R)));
                 ::new (storage) R(std::move(value));
-                slot = ResourceSlot(storage, ResourceDeleter{[](void* p) noexcept {
-                                       static_cast<R*>(p)->~R();
-                                       ::operator delete(p, std::align_val_t(alignof(R)));
-                                   }});
+                slot.object = storage;
+                slot.destroy = [](void* p) noexcept {
+                    static_cast<R*>(p)->~R();
+                    ::operator delete(p, std::align_val_t(alignof(R)));
+                };
             }
         }
     }
@@ -454,7 +467,7 @@ public:
     template <typename T>
     [[nodiscard]] T* try_resource() noexcept {
         const ComponentTypeID id = component_id<T>();
-        return id < resources_.size() ? static_cast<T*>(resources_[id].get()) : nullptr;
+        return id < resources_.size() ? static_cast<T*>(resources_[id].object) : nullptr;
     }
     template <typename T>
     [[nodiscard]] const T* try_resource() const noexcept {
@@ -469,7 +482,7 @@ public:
     template <typename T>
     void remove_resource() noexcept {
         const ComponentTypeID id = component_id<T>();
-        if (id < resources_.size()) resources_[id].reset();
+        if (id < resources_.size()) resources_.reset(id);
     }
 
     // ----------------------------------------------------------------------------------------------
@@ -518,15 +531,17 @@ public:
         if constexpr (!detail::is_tag_v<C>) {
             detail::QueryCache& q = query<detail::TypeList<C>, detail::TypeList<>>();
             std::vector<uint32_t> order;
+            std::vector<uint32_t> scratch; // the merge buffer
             std::vector<uint8_t> placed;
             for (Archetype* arch : q.archetypes) {
                 const size_t n = arch->size();
                 if (n < 2) continue;
                 const C* values = column_data<const C>(*arch);
                 order.resize(n);
-                std::iota(order.begin(), order.end(), 0u);
-                std::stable_sort(order.begin(), order.end(),
-                                 [&](uint32_t a, uint32_t b) { return cmp(values[a], values[b]); });
+                scratch.resize(n);
+                for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+                auto less = [&](uint32_t a, uint32_t b) { return cmp(values[a], values[b]); };
+                detail::stable_sort_with_buffer(order.data(), n, scratch.data(), less);
                 apply_permutation(*arch, order, placed);
             }
         } else {
@@ -553,15 +568,6 @@ public:
 private:
     friend struct detail::WorldAccess;
     friend class DeferredProxy;
-
-    /// Destroys a resource and frees its (type-aligned) storage.
-    struct ResourceDeleter {
-        void (*destroy)(void*) noexcept = nullptr;
-        void operator()(void* p) const noexcept { destroy(p); }
-    };
-    /// Owning: moving or move-assigning a World destroys the target's resources exactly once.
-    using ResourceSlot = std::unique_ptr<void, ResourceDeleter>;
-    using HookList = std::vector<std::unique_ptr<ErasedHook>>;
 
     // -- entity slots ------------------------------------------------------------------------------
 
@@ -610,8 +616,9 @@ private:
             if (a == nullptr) break;
             if (a->type_hash == hash && a->types == types) return a;
         }
-        archetypes_.push_back(std::make_unique<Archetype>(types, static_cast<uint32_t>(archetypes_.size())));
-        Archetype* arch = archetypes_.back().get();
+        archetypes_.reserve_one();
+        Archetype* arch = new Archetype(types, static_cast<uint32_t>(archetypes_.size()));
+        archetypes_.push_back(arch);
         index_insert(arch);
         return arch;
     }
@@ -620,8 +627,8 @@ private:
     /// purpose-built table: std::unordered_map keyed by vectors costs every user TU its instantiation.
     ECS_NOINLINE void index_insert(Archetype* arch) {
         if ((archetypes_.size()) * 2 > index_.size()) {
-            std::vector<Archetype*> old(std::max<size_t>(16, index_.size() * 2), nullptr);
-            old.swap(index_);
+            detail::PodArray<Archetype*> old(static_cast<detail::PodArray<Archetype*>&&>(index_));
+            index_.resize(detail::max_of<size_t>(16, old.size() * 2), nullptr);
             for (Archetype* a : old)
                 if (a != nullptr) index_place(a);
         }
@@ -736,7 +743,7 @@ private:
         if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::add: more than ECS_MAX_COMPONENTS component types in use"))
             return nullptr;
         TypeSet types = src.types;
-        types.insert(std::upper_bound(types.begin(), types.end(), id), id);
+        types.insert(detail::upper_bound_value(types.begin(), types.end(), id), id);
         Archetype* dst = find_or_create_archetype(types); // may push to archetypes_, never moves `src`
         if (dst != nullptr) {
             src.edge(id).add = dst;
@@ -755,7 +762,7 @@ private:
 
     ECS_NOINLINE Archetype* remove_target_slow(Archetype& src, ComponentTypeID id) {
         TypeSet types = src.types;
-        types.erase(std::find(types.begin(), types.end(), id));
+        types.erase(detail::find_value(types.begin(), types.end(), id));
         Archetype* dst = find_or_create_archetype(types);
         src.edge(id).remove = dst;
         dst->edge(id).add = &src;
@@ -875,9 +882,10 @@ private:
     detail::QueryCache& query() const {
         const uint32_t slot = detail::query_slot<Include, ExcludeList>();
         if (ECS_UNLIKELY(slot >= queries_.size())) queries_.resize(size_t(slot) + 1);
-        std::unique_ptr<detail::QueryCache>& entry = queries_[slot];
+        detail::QueryCache* entry = queries_[slot];
         if (ECS_UNLIKELY(!entry)) {
-            entry = std::make_unique<detail::QueryCache>();
+            entry = new detail::QueryCache();
+            queries_.set(slot, entry);
             bool ignored = false;
             set_bits(entry->include, entry->impossible, Include{});
             set_bits(entry->exclude, ignored, ExcludeList{}); // a type beyond the bitset is on no entity
@@ -885,7 +893,7 @@ private:
         detail::QueryCache& q = *entry;
         if (ECS_UNLIKELY(q.scanned != archetypes_.size())) {
             for (size_t i = q.scanned; i < archetypes_.size(); ++i) {
-                Archetype* a = archetypes_[i].get();
+                Archetype* a = archetypes_[i];
                 if (!q.impossible && (a->mask & q.include) == q.include && (a->mask & q.exclude).none())
                     q.archetypes.push_back(a);
             }
@@ -930,27 +938,27 @@ private:
     // -- observers ---------------------------------------------------------------------------------
 
     template <typename T>
-    static std::unique_ptr<ErasedHook> erase_hook(std::function<void(World&, Entity, T&)> fn) {
-        return std::make_unique<ErasedHook>(
-            [f = std::move(fn)](World& w, Entity e, void* p) { f(w, e, *static_cast<T*>(p)); });
+    static ErasedHook erase_hook(std::function<void(World&, Entity, T&)> fn) {
+        return [f = std::move(fn)](World& w, Entity e, void* p) { f(w, e, *static_cast<T*>(p)); };
     }
 
-    static void register_hook(std::vector<HookList>& lists, ComponentMask& mask, ComponentTypeID id,
-                              std::unique_ptr<ErasedHook> hook) {
-        if (lists.size() < ECS_MAX_COMPONENTS) lists.resize(ECS_MAX_COMPONENTS);
-        lists[id].push_back(std::move(hook));
+    /// The observers of one kind (add or remove), one list per component id, in registration order.
+    using HookTable = detail::OwnedBuckets<ErasedHook>;
+
+    static void register_hook(HookTable& hooks, ComponentMask& mask, ComponentTypeID id, ErasedHook&& fn) {
+        hooks.push_back(id, static_cast<ErasedHook&&>(fn));
         mask.set(id);
     }
 
-    /// Runs the hooks of `id` in `lists` on `e`, re-reading the record before each one: a hook may
+    /// Runs the hooks of `id` in `hooks` on `e`, re-reading the record before each one: a hook may
     /// move rows of this archetype or grow its block. Stops when `e` no longer has the component.
-    ECS_NOINLINE void fire(std::vector<HookList>& lists, Entity e, ComponentTypeID id) {
-        for (size_t i = 0; i < lists[id].size(); ++i) {
+    ECS_NOINLINE void fire(HookTable& hooks, Entity e, ComponentTypeID id) {
+        for (size_t i = 0; i < hooks.size(id); ++i) {
             if (!alive(e)) return;
             const EntityRecord& r = records_[e.index];
             if (!r.archetype->has(id)) return;
             void* value = r.archetype->column(id).at(r.row);
-            (*lists[id][i])(*this, e, value);
+            hooks.at(id, i)(*this, e, value);
         }
     }
     void fire_on_add(Entity e, ComponentTypeID id) {
@@ -960,7 +968,7 @@ private:
         if (remove_hook_mask_.test(id)) fire(remove_hooks_, e, id);
     }
 
-    ResourceSlot& resource_slot(ComponentTypeID id) {
+    detail::ResourceRecord& resource_slot(ComponentTypeID id) {
         if (id >= resources_.size()) resources_.resize(size_t(id) + 1);
         return resources_[id];
     }
@@ -972,21 +980,21 @@ private:
     /// threaded through their records' `row` fields, so destroy and create touch no other array.
     uint32_t free_head_ = 0;
     size_t alive_count_ = 0;
-    std::vector<std::unique_ptr<Archetype>> archetypes_; ///< archetypes_.size() is the archetype generation
-    std::vector<Archetype*> index_; ///< see index_insert; a power of two in size
-    std::vector<Archetype*> pack_cache_;
-    mutable std::vector<std::unique_ptr<detail::QueryCache>> queries_;
+    detail::OwnedArray<Archetype> archetypes_; ///< archetypes_.size() is the archetype generation
+    detail::PodArray<Archetype*> index_; ///< see index_insert; a power of two in size
+    detail::PodArray<Archetype*> pack_cache_;
+    mutable detail::OwnedArray<detail::QueryCache> queries_;
     uint32_t iterating_ = 0;
 
-    std::vector<HookList> add_hooks_;
-    std::vector<HookList> remove_hooks_;
+    HookTable add_hooks_;
+    HookTable remove_hooks_;
     ComponentMask add_hook_mask_;
     ComponentMask remove_hook_mask_;
     bool any_add_hooks_ = false;
     bool any_remove_hooks_ = false;
-    std::vector<uint32_t> dying_; ///< slots whose on_remove hooks are running (nested destroys)
+    detail::PodArray<uint32_t> dying_; ///< slots whose on_remove hooks are running (nested destroys)
 
-    std::vector<ResourceSlot> resources_;
+    detail::ResourceTable resources_;
     detail::CommandQueue deferred_;
 };
 
@@ -1018,14 +1026,29 @@ struct RemoveCommand {
     Entity e;
 };
 
+/// One value of a CreateCommand (the index tells equal types apart).
+template <size_t I, typename T>
+struct CreateValue {
+    template <typename V>
+    explicit CreateValue(V&& v) : value(std::forward<V>(v)) {}
+    T value;
+};
+
+template <typename Indices, typename... Ts>
+struct CreateValues;
+template <size_t... Is, typename... Ts>
+struct CreateValues<std::index_sequence<Is...>, Ts...> : CreateValue<Is, Ts>... {
+    template <typename... Vs>
+    explicit CreateValues(Vs&&... vs) : CreateValue<Is, Ts>(std::forward<Vs>(vs))... {}
+    void create(World& w) { (void)w.create_with(std::move(static_cast<CreateValue<Is, Ts>&>(*this).value)...); }
+};
+
 template <typename... Ts>
 struct CreateCommand {
     template <typename... Vs>
     explicit CreateCommand(Vs&&... vs) : values(std::forward<Vs>(vs)...) {}
-    void run(World& w) {
-        std::apply([&w](Ts&... v) { (void)w.create_with(std::move(v)...); }, values);
-    }
-    std::tuple<Ts...> values;
+    void run(World& w) { values.create(w); }
+    CreateValues<std::index_sequence_for<Ts...>, Ts...> values;
 };
 
 /// Records the structural API into a CommandQueue. Shared by DeferredProxy and CommandBuffer.
@@ -1097,7 +1120,7 @@ namespace detail {
  * control to user code (World::check_invariants() verifies them).
  */
 struct WorldAccess {
-    static const std::vector<std::unique_ptr<Archetype>>& archetypes(const World& w) noexcept { return w.archetypes_; }
+    static const OwnedArray<Archetype>& archetypes(const World& w) noexcept { return w.archetypes_; }
     static PodArray<EntityRecord>& records(World& w) noexcept { return w.records_; }
     static const PodArray<EntityRecord>& records(const World& w) noexcept { return w.records_; }
     /// The free slots, the next one to be reused last.
@@ -1133,7 +1156,7 @@ struct WorldAccess {
     /// Destroys every entity without running hooks and returns the slots to the state of a new
     /// world (slot 0 only, empty free list). Archetypes are kept (they are never freed).
     static void reset_entities(World& w) noexcept {
-        for (auto& a : w.archetypes_) a->clear();
+        for (Archetype* a : w.archetypes_) a->clear();
         w.records_.resize(1);
         w.records_[0] = EntityRecord{};
         w.free_head_ = 0;
@@ -1148,9 +1171,8 @@ inline bool World::check_invariants() const {
     for (size_t a = 0; a < archetypes_.size(); ++a) {
         const Archetype& arch = *archetypes_[a];
         if (arch.id != a || arch.columns.size() != arch.types.size()) return false;
-        if (!std::is_sorted(arch.types.begin(), arch.types.end()) ||
-            std::adjacent_find(arch.types.begin(), arch.types.end()) != arch.types.end())
-            return false;
+        for (size_t c = 1; c < arch.types.size(); ++c)
+            if (!(arch.types[c - 1] < arch.types[c])) return false; // sorted, no duplicates
         if (arch.mask.count() != arch.types.size()) return false;
         for (size_t c = 0; c < arch.types.size(); ++c) {
             if (arch.columns[c].type_id != arch.types[c] || !arch.mask.test(arch.types[c]) ||

@@ -17,7 +17,6 @@
  */
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -66,7 +65,10 @@ inline void detach_from_children(World& world, Entity parent, Entity child) {
     Children* children = world.try_get<Children>(parent);
     if (children == nullptr) return;
     auto& list = children->entities;
-    list.erase(std::remove(list.begin(), list.end(), child), list.end()); // the component stays, even when empty
+    size_t kept = 0;
+    for (size_t i = 0; i < list.size(); ++i)
+        if (list[i] != child) list[kept++] = list[i];
+    list.erase(list.begin() + static_cast<std::ptrdiff_t>(kept), list.end()); // the component stays, even when empty
 }
 
 /// True when `ancestor` appears on the Parent chain of `e` (`e` itself excluded). The walk stops
@@ -110,7 +112,7 @@ inline void set_parent(World& world, Entity child, Entity parent) {
             Children* children = world.try_get<Children>(parent);
             if (children == nullptr) {
                 world.add(parent, Children{{child}});
-            } else if (std::find(children->entities.begin(), children->entities.end(), child) ==
+            } else if (detail::find_value(children->entities.begin(), children->entities.end(), child) ==
                        children->entities.end()) {
                 children->entities.push_back(child);
             }
@@ -122,7 +124,7 @@ inline void set_parent(World& world, Entity child, Entity parent) {
     world.add(child, Parent{parent});
     // Looked up after the add above: it may have moved rows of `parent`'s archetype.
     if (Children* children = world.try_get<Children>(parent)) {
-        if (std::find(children->entities.begin(), children->entities.end(), child) == children->entities.end())
+        if (detail::find_value(children->entities.begin(), children->entities.end(), child) == children->entities.end())
             children->entities.push_back(child);
     } else {
         world.add(parent, Children{{child}});

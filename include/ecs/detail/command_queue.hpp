@@ -13,13 +13,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <new>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "../config.hpp"
+#include "pod_array.hpp"
 
 namespace ecs::detail {
 
@@ -36,8 +35,7 @@ public:
     CommandQueue(const CommandQueue&) = delete;
     CommandQueue& operator=(const CommandQueue&) = delete;
     CommandQueue(CommandQueue&& other) noexcept
-        : pages_(std::move(other.pages_)), current_(other.current_), count_(other.count_) {
-        other.pages_.clear();
+        : pages_(static_cast<PodArray<Page>&&>(other.pages_)), current_(other.current_), count_(other.count_) {
         other.current_ = 0;
         other.count_ = 0;
     }
@@ -45,16 +43,19 @@ public:
     CommandQueue& operator=(CommandQueue&& other) noexcept {
         if (this != &other) {
             clear();
-            pages_ = std::move(other.pages_);
+            free_pages();
+            pages_ = static_cast<PodArray<Page>&&>(other.pages_);
             current_ = other.current_;
             count_ = other.count_;
-            other.pages_.clear();
             other.current_ = 0;
             other.count_ = 0;
         }
         return *this;
     }
-    ~CommandQueue() { clear(); }
+    ~CommandQueue() {
+        clear();
+        free_pages();
+    }
 
     [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
     /// Number of recorded, not yet executed commands.
@@ -89,9 +90,9 @@ public:
             }
         } unwind{*this};
         for (run_page_ = 0; run_page_ < pages_.size() && run_page_ <= current_; ++run_page_) {
-            run_offset_ = align_offset(pages_[run_page_].memory.get(), 0, alignof(Header));
+            run_offset_ = align_offset(pages_[run_page_].memory, 0, alignof(Header));
             while (run_offset_ < pages_[run_page_].used) {
-                uint8_t* base = pages_[run_page_].memory.get();
+                uint8_t* base = pages_[run_page_].memory;
                 const Header header = *reinterpret_cast<Header*>(base + run_offset_);
                 run_offset_ = header.next;
                 --count_;
@@ -136,10 +137,10 @@ private:
     /// Destroys the payloads of every record from (page, offset) on; the bookkeeping is the caller's.
     void drop_range(size_t first_page, size_t first_offset) noexcept {
         for (size_t p = first_page; p < pages_.size() && p <= current_; ++p) {
-            const size_t start = align_offset(pages_[p].memory.get(), 0, alignof(Header));
+            const size_t start = align_offset(pages_[p].memory, 0, alignof(Header));
             size_t offset = p == first_page && first_offset > start ? first_offset : start;
             while (offset < pages_[p].used) {
-                uint8_t* base = pages_[p].memory.get();
+                uint8_t* base = pages_[p].memory;
                 const Header header = *reinterpret_cast<Header*>(base + offset);
                 header.drop(base + header.payload);
                 offset = header.next;
@@ -154,10 +155,14 @@ private:
         uint32_t next;    ///< offset of the next record's (aligned) header within the page
     };
     struct Page {
-        std::unique_ptr<uint8_t[]> memory;
+        uint8_t* memory = nullptr; ///< owned (new[]), freed by free_pages()
         size_t capacity = 0;
         size_t used = 0;
     };
+    void free_pages() noexcept {
+        for (Page& p : pages_) delete[] p.memory;
+        pages_.clear();
+    }
 
     template <typename Context, typename P>
     static void run_thunk(void* context, void* payload) {
@@ -181,7 +186,7 @@ private:
     /// Writes a header for a `size`-byte payload at `align` in `page` and returns the payload address,
     /// or nullptr when the page has no room. Inlined into emplace, where size and align are constants.
     ECS_FORCEINLINE static void* try_place(Page& page, size_t size, size_t align, RunFn run, DropFn drop) noexcept {
-        uint8_t* base = page.memory.get();
+        uint8_t* base = page.memory;
         const size_t header_at = align_offset(base, page.used, alignof(Header));
         const size_t payload_at = align_offset(base, header_at + sizeof(Header), align);
         const size_t end = payload_at + size;
@@ -206,7 +211,9 @@ private:
             } else {
                 if (current_ + 1 < pages_.size()) {
                     // A kept page too small for this record: put a larger page in its place.
-                    pages_.erase(pages_.begin() + static_cast<std::ptrdiff_t>(current_ + 1));
+                    delete[] pages_[current_ + 1].memory;
+                    for (size_t i = current_ + 2; i < pages_.size(); ++i) pages_[i - 1] = pages_[i];
+                    pages_.pop_back();
                 }
                 add_page(worst, current_ + 1);
                 ++current_;
@@ -218,8 +225,11 @@ private:
         Page page;
         page.capacity = min_bytes > PAGE_BYTES ? min_bytes : PAGE_BYTES;
         ECS_ASSERT(page.capacity <= 0xFFFFFFFFu, "CommandQueue: payload larger than 4 GiB");
-        page.memory.reset(new uint8_t[page.capacity]);
-        pages_.insert(pages_.begin() + static_cast<std::ptrdiff_t>(at), std::move(page));
+        if (pages_.size() == pages_.capacity()) pages_.reserve(pages_.capacity() * 2 + 4); // nothing to leak if it throws
+        page.memory = new uint8_t[page.capacity];
+        pages_.push_back(page);
+        for (size_t i = pages_.size() - 1; i > at; --i) pages_[i] = pages_[i - 1];
+        pages_[at] = page;
     }
 
     void reset() noexcept {
@@ -228,7 +238,7 @@ private:
         count_ = 0;
     }
 
-    std::vector<Page> pages_;
+    PodArray<Page> pages_;
     size_t current_ = 0;
     size_t count_ = 0;
     bool running_ = false;

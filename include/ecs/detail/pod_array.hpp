@@ -113,4 +113,135 @@ private:
     size_t capacity_ = 0;
 };
 
+/// Owning array of heap objects (`new`ed by the caller, deleted here): what std::vector<std::unique_ptr<T>>
+/// does, with a fraction of the functions for every translation unit to compile.
+template <typename T>
+class OwnedArray {
+public:
+    OwnedArray() noexcept = default;
+    OwnedArray(OwnedArray&&) noexcept = default;
+    OwnedArray& operator=(OwnedArray&& other) noexcept {
+        if (this != &other) {
+            release();
+            items_ = static_cast<PodArray<T*>&&>(other.items_);
+        }
+        return *this;
+    }
+    ~OwnedArray() { release(); }
+
+    [[nodiscard]] size_t size() const noexcept { return items_.size(); }
+    [[nodiscard]] T* operator[](size_t i) const noexcept { return items_[i]; }
+    [[nodiscard]] T* const* begin() const noexcept { return items_.begin(); }
+    [[nodiscard]] T* const* end() const noexcept { return items_.end(); }
+    [[nodiscard]] T* back() const noexcept { return items_[items_.size() - 1]; }
+    /// Makes room for one more element (may throw), so that the next push_back cannot: call it
+    /// before allocating the object to push, and nothing leaks when either step throws.
+    void reserve_one() {
+        if (items_.size() == items_.capacity()) items_.reserve(items_.capacity() * 2 + 8);
+    }
+    /// Takes ownership of `p`. @pre reserve_one() was called since the last push_back.
+    void push_back(T* p) noexcept { items_.push_back(p); }
+    /// Grows to `n` slots, the new ones empty (nullptr).
+    void resize(size_t n) { items_.resize(n, nullptr); }
+    /// Takes ownership of `p` in slot `i`. @pre the slot is empty.
+    void set(size_t i, T* p) noexcept { items_[i] = p; }
+
+private:
+    void release() noexcept {
+        for (T* p : items_) delete p;
+        items_.clear();
+    }
+    PodArray<T*> items_;
+};
+
+/// Owned heap objects in lists indexed by a small number (a component id), each in insertion order:
+/// what std::vector<std::vector<std::unique_ptr<T>>> does. An object never moves once added, so a
+/// reference to it stays valid while more are added (to any list).
+template <typename T>
+class OwnedBuckets {
+public:
+    OwnedBuckets() noexcept = default;
+    OwnedBuckets(OwnedBuckets&&) noexcept = default;
+    OwnedBuckets& operator=(OwnedBuckets&& other) noexcept {
+        if (this != &other) {
+            release();
+            buckets_ = static_cast<PodArray<Bucket>&&>(other.buckets_);
+        }
+        return *this;
+    }
+    ~OwnedBuckets() { release(); }
+
+    /// Number of objects in list `i`.
+    [[nodiscard]] size_t size(size_t i) const noexcept { return i < buckets_.size() ? buckets_[i].size : 0; }
+    /// Object `k` of list `i`. @pre k < size(i)
+    [[nodiscard]] T& at(size_t i, size_t k) const noexcept { return *buckets_[i].items[k]; }
+    /// Appends a new object moved from `value` to list `i`.
+    void push_back(size_t i, T&& value) {
+        if (i >= buckets_.size()) buckets_.resize(i + 1, Bucket{});
+        Bucket& b = buckets_[i];
+        if (b.size == b.capacity) grow(b); // first, so that nothing leaks if the allocation throws
+        b.items[b.size] = new T(static_cast<T&&>(value));
+        ++b.size;
+    }
+
+private:
+    struct Bucket {
+        T** items = nullptr; ///< malloc'ed; each element owned (new)
+        size_t size = 0;
+        size_t capacity = 0;
+    };
+    static void grow(Bucket& b) {
+        const size_t cap = b.capacity != 0 ? b.capacity * 2 : 4;
+        void* p = std::realloc(b.items, cap * sizeof(T*));
+        if (p == nullptr) out_of_memory();
+        b.items = static_cast<T**>(p);
+        b.capacity = cap;
+    }
+    void release() noexcept {
+        for (Bucket& b : buckets_) {
+            for (size_t k = 0; k < b.size; ++k) delete b.items[k];
+            std::free(b.items);
+        }
+        buckets_.clear();
+    }
+    PodArray<Bucket> buckets_;
+};
+
+/// A resource: its object and the function destroying and freeing it (both null when absent).
+struct ResourceRecord {
+    void* object = nullptr;
+    void (*destroy)(void*) noexcept = nullptr;
+};
+
+/// Owning table of resources indexed by component id; moving it hands the resources over.
+class ResourceTable {
+public:
+    ResourceTable() noexcept = default;
+    ResourceTable(ResourceTable&&) noexcept = default;
+    ResourceTable& operator=(ResourceTable&& other) noexcept {
+        if (this != &other) {
+            release();
+            items_ = static_cast<PodArray<ResourceRecord>&&>(other.items_);
+        }
+        return *this;
+    }
+    ~ResourceTable() { release(); }
+    [[nodiscard]] size_t size() const noexcept { return items_.size(); }
+    [[nodiscard]] ResourceRecord& operator[](size_t i) noexcept { return items_[i]; }
+    void resize(size_t n) { items_.resize(n, ResourceRecord{}); }
+    /// Destroys the resource in slot `i`, if any; the slot is empty before the destructor runs.
+    void reset(size_t i) noexcept {
+        const ResourceRecord r = items_[i];
+        items_[i] = ResourceRecord{};
+        if (r.object) r.destroy(r.object);
+    }
+
+private:
+    void release() noexcept {
+        for (size_t i = 0; i < items_.size(); ++i) reset(i);
+        items_.clear();
+    }
+    PodArray<ResourceRecord> items_;
+};
+
 } // namespace ecs::detail

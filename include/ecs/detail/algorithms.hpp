@@ -1,0 +1,86 @@
+/**
+ * @file ecs/detail/algorithms.hpp
+ * @brief The few algorithms the library needs, so that no translation unit pays for <algorithm>.
+ *
+ * Internal. Same results and complexity as the std:: algorithms they stand for; the names differ
+ * from theirs so that argument-dependent lookup never makes a call ambiguous.
+ */
+#pragma once
+
+#include <cstddef>
+
+namespace ecs::detail {
+
+/// std::max: `b` when `a < b`, else `a`.
+template <typename T>
+constexpr const T& max_of(const T& a, const T& b) noexcept {
+    return a < b ? b : a;
+}
+/// std::min: `b` when `b < a`, else `a`.
+template <typename T>
+constexpr const T& min_of(const T& a, const T& b) noexcept {
+    return b < a ? b : a;
+}
+
+/// std::find: the first element of [first, last) equal to `value`, or `last`.
+template <typename It, typename T>
+It find_value(It first, It last, const T& value) {
+    for (; first != last; ++first)
+        if (*first == value) break;
+    return first;
+}
+
+/// std::upper_bound: the first element of sorted [first, last) greater than `value`. O(log n).
+template <typename It, typename T>
+It upper_bound_value(It first, It last, const T& value) {
+    auto count = last - first;
+    while (count > 0) {
+        const auto step = count / 2;
+        It mid = first + step;
+        if (!(value < *mid)) {
+            first = mid + 1;
+            count -= step + 1;
+        } else {
+            count = step;
+        }
+    }
+    return first;
+}
+
+/**
+ * std::stable_sort of the `n` trivially copyable values at `data` by `less`, with `buffer` (room for
+ * `n` values) as scratch: insertion sort of runs of 16, then bottom-up merges alternating between
+ * the two arrays. O(n log n) comparisons; equal elements keep their order.
+ */
+template <typename T, typename Less>
+void stable_sort_with_buffer(T* data, size_t n, T* buffer, Less& less) {
+    constexpr size_t RUN = 16;
+    for (size_t lo = 0; lo < n; lo += RUN) {
+        const size_t hi = min_of(lo + RUN, n);
+        for (size_t i = lo + 1; i < hi; ++i) {
+            const T x = data[i];
+            size_t j = i;
+            for (; j > lo && less(x, data[j - 1]); --j) data[j] = data[j - 1];
+            data[j] = x;
+        }
+    }
+    T* from = data;
+    T* to = buffer;
+    for (size_t width = RUN; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            const size_t mid = min_of(lo + width, n);
+            const size_t hi = min_of(mid + width, n);
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) to[k++] = less(from[j], from[i]) ? from[j++] : from[i++];
+            while (i < mid) to[k++] = from[i++];
+            while (j < hi) to[k++] = from[j++];
+        }
+        T* t = from;
+        from = to;
+        to = t;
+    }
+    if (from != data)
+        for (size_t i = 0; i < n; ++i) data[i] = from[i];
+}
+
+} // namespace ecs::detail
