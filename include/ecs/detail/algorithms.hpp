@@ -53,7 +53,9 @@ It upper_bound_value(It first, It last, const T& value) {
  * the two arrays. O(n log n) comparisons; equal elements keep their order.
  */
 template <typename T, typename Less>
-void stable_sort_with_buffer(T* data, size_t n, T* buffer, Less& less) {
+void stable_sort_with_buffer(T* data, size_t n, T* buffer, Less less) { // by value: a by-reference
+    // comparator hid a function-pointer `cmp` from the optimiser (one indirect call per comparison, 25%
+    // slower than std::stable_sort on World::sort's benchmark).
     constexpr size_t RUN = 16;
     for (size_t lo = 0; lo < n; lo += RUN) {
         const size_t hi = min_of(lo + RUN, n);
