@@ -8,21 +8,11 @@
 #pragma once
 
 #include <cstddef>
-// libstdc++ declares std::function in <bits/std_function.h>; <functional> adds the searchers, bind and
-// <unordered_map> (about 0.06 s per translation unit). Other libraries get <functional>.
-#if defined(__GLIBCXX__) && defined(__has_include)
-#  if __has_include(<bits/std_function.h>)
-#    include <bits/std_function.h>
-#    define ECS_DETAIL_HAVE_STD_FUNCTION_H 1
-#  endif
-#endif
-#ifndef ECS_DETAIL_HAVE_STD_FUNCTION_H
-#  include <functional>
-#endif
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "detail/std_function.hpp"
 #include "world.hpp"
 
 namespace ecs {

@@ -16,17 +16,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-// libstdc++ declares std::function in <bits/std_function.h>; <functional> adds the searchers, bind and
-// <unordered_map> (about 0.06 s per translation unit). Other libraries get <functional>.
-#if defined(__GLIBCXX__) && defined(__has_include)
-#  if __has_include(<bits/std_function.h>)
-#    include <bits/std_function.h>
-#    define ECS_DETAIL_HAVE_STD_FUNCTION_H 1
-#  endif
-#endif
-#ifndef ECS_DETAIL_HAVE_STD_FUNCTION_H
-#  include <functional>
-#endif
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -37,6 +26,7 @@
 #include "detail/algorithms.hpp"
 #include "detail/command_queue.hpp"
 #include "detail/pod_array.hpp"
+#include "detail/std_function.hpp"
 #include "entity.hpp"
 
 namespace ecs {
@@ -731,12 +721,15 @@ private:
         migrate(rec, e, src, *remove_target(src, id));
     }
 
+    /// The cached neighbour of `src` in direction `dir` (&ArchetypeEdge::add or ::remove) for `id`, or nullptr.
+    static ECS_FORCEINLINE Archetype* cached_edge(const Archetype& src, ComponentTypeID id,
+                                                  Archetype* ArchetypeEdge::*dir) noexcept {
+        return ECS_LIKELY(id < src.edges.size()) ? src.edges[id].*dir : nullptr;
+    }
+
     ECS_FORCEINLINE Archetype* add_target(Archetype& src, ComponentTypeID id) {
-        if (ECS_LIKELY(id < src.edges.size())) {
-            Archetype* cached = src.edges[id].add;
-            if (ECS_LIKELY(cached != nullptr)) return cached;
-        }
-        return add_target_slow(src, id);
+        Archetype* cached = cached_edge(src, id, &ArchetypeEdge::add);
+        return ECS_LIKELY(cached != nullptr) ? cached : add_target_slow(src, id);
     }
 
     ECS_NOINLINE Archetype* add_target_slow(Archetype& src, ComponentTypeID id) {
@@ -753,11 +746,8 @@ private:
     }
 
     ECS_FORCEINLINE Archetype* remove_target(Archetype& src, ComponentTypeID id) {
-        if (ECS_LIKELY(id < src.edges.size())) {
-            Archetype* cached = src.edges[id].remove;
-            if (ECS_LIKELY(cached != nullptr)) return cached;
-        }
-        return remove_target_slow(src, id);
+        Archetype* cached = cached_edge(src, id, &ArchetypeEdge::remove);
+        return ECS_LIKELY(cached != nullptr) ? cached : remove_target_slow(src, id);
     }
 
     ECS_NOINLINE Archetype* remove_target_slow(Archetype& src, ComponentTypeID id) {
