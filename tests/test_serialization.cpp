@@ -861,6 +861,30 @@ TEST_CASE("serialization: a world with only dead entities is a valid target", "[
     REQUIRE(b.create() == a.create());
 }
 
+// A loaded archetype keeps growing correctly: its entity list never holds more rows than its block.
+// 24-byte rows start at 682 rows and double (1364, ...), so 1200 loaded rows sit in a 1364-row block;
+// an entity list sized to the next power of two (2048) would let creation run past the block.
+TEST_CASE("serialization: a loaded archetype grows like any other", "[serialization]") {
+    register_all();
+    ecs::World a;
+    std::vector<ecs::Entity> es;
+    for (int i = 0; i < 1200; ++i)
+        es.push_back(a.create_with(SerPos{float(i), 0, 0}, SerVel{0, float(i)}, SerHealth{i}));
+    ecs::World b;
+    REQUIRE(load(b, snapshot_of(a)));
+    for (int i = 1200; i < 1600; ++i)
+        es.push_back(b.create_with(SerPos{float(i), 0, 0}, SerVel{0, float(i)}, SerHealth{i}));
+    REQUIRE(b.count() == 1600);
+    bool values_kept = true;
+    for (int i = 0; i < 1600; ++i) {
+        const ecs::Entity e = es[size_t(i)];
+        values_kept = values_kept && b.get<SerPos>(e).x == float(i) && b.get<SerVel>(e).dy == float(i) &&
+                      b.get<SerHealth>(e).hp == i;
+    }
+    CHECK(values_kept);
+    CHECK(b.check_invariants());
+}
+
 TEST_CASE("serialization: streams that cannot seek, and data after the snapshot", "[serialization]") {
     register_all();
     RichWorld rw;
