@@ -8,8 +8,12 @@
  *     [col0: cap * size0] [pad] [col1: cap * size1] [pad] ...
  *
  * Tag columns (empty types, see detail::is_tag_v) take no region. The entity handles live in a
- * separate `std::vector<Entity>`, row-parallel to the columns. Archetypes are owned by their World
+ * separate array, row-parallel to the columns. Archetypes are owned by their World's archetype graph
  * and never destroyed before it, so pointers to them (records, edges, query caches) stay valid.
+ *
+ * This room owns everything about its rows: appending (push_entity), growth (reallocate),
+ * swap-remove (erase_row), migration to another archetype (move_row_to) and reordering (permute).
+ * It never reaches back into the World: callers update the entity records from what it returns.
  */
 #pragma once
 
@@ -163,6 +167,78 @@ public:
         return moved;
     }
 
+    /// Result of move_row_to(): the row the entity got in the destination, and the entity that
+    /// filled the hole it left (INVALID_ENTITY when it was the last row).
+    struct RowMove {
+        uint32_t dst_row;
+        Entity filled_by;
+    };
+
+    /**
+     * Moves the row `src_row` (entity `e`) to `dst`: components both archetypes share are relocated,
+     * the others destroyed; the hole is filled from the last row. Columns of `dst` that this
+     * archetype lacks are left UNINITIALISED at the returned row: the caller constructs them. The
+     * caller updates the records of `e` and of `filled_by`.
+     */
+    ECS_FORCEINLINE RowMove move_row_to(uint32_t src_row, Archetype& dst, Entity e) {
+        const uint32_t dst_row = dst.push_entity(e);
+        const size_t last = size() - 1;
+        if (ECS_LIKELY(all_trivial)) {
+            // Every column is plain bytes: per column one copy out (when `dst` keeps the type) and one
+            // copy from the last row into the hole, nothing to destroy. Tags have stride 0.
+            const uint16_t* const to_column = dst.column_index.data();
+            ComponentColumn* const dst_columns = dst.columns.data();
+            ComponentColumn* const first = columns.data();
+            ComponentColumn* const end = first + columns.size();
+            if (src_row != last) {
+                for (ComponentColumn* c = first; c != end; ++c) {
+                    const size_t size = c->elem_size;
+                    uint8_t* const base = c->data;
+                    uint8_t* const from = base + src_row * size;
+                    const uint16_t to = to_column[c->type_id];
+                    if (to != NO_COLUMN)
+                        ComponentColumn::copy_bytes(dst_columns[to].data + size_t(dst_row) * size, from, size);
+                    ComponentColumn::copy_bytes(from, base + last * size, size);
+                }
+            } else {
+                for (ComponentColumn* c = first; c != end; ++c) {
+                    const size_t size = c->elem_size;
+                    const uint16_t to = to_column[c->type_id];
+                    if (to != NO_COLUMN)
+                        ComponentColumn::copy_bytes(dst_columns[to].data + size_t(dst_row) * size, c->data + src_row * size, size);
+                }
+            }
+        } else {
+            move_columns(src_row, last, dst, dst_row);
+        }
+        return RowMove{dst_row, pop_into(src_row)};
+    }
+
+    /**
+     * Reorders the rows so that new row i holds old row `order[i]` (all columns and the entity list
+     * in lockstep, by swaps along the permutation's cycles). `placed` is scratch space. The caller
+     * updates the records of every row.
+     */
+    void permute(const std::vector<uint32_t>& order, std::vector<uint8_t>& placed) {
+        const size_t n = order.size();
+        placed.assign(n, 0);
+        for (size_t i = 0; i < n; ++i) {
+            if (placed[i]) continue;
+            size_t j = i;
+            for (;;) {
+                placed[j] = 1;
+                const size_t k = order[j];
+                if (k == i) break;
+                for (ComponentColumn& c : columns)
+                    if (c.elem_size != 0) c.swap(c.at(j), c.at(k));
+                const Entity tmp = entities[j];
+                entities[j] = entities[k];
+                entities[k] = tmp;
+                j = k;
+            }
+        }
+    }
+
     /// Destroys every row (entities included); keeps the block for reuse.
     void clear() noexcept {
         destroy_all_rows();
@@ -197,6 +273,22 @@ public:
     bool all_trivial = true;                ///< every column is trivially copyable (no destructor to run)
 
 private:
+    /// The general column pass of move_row_to: move each value out (or destroy it), then fill the
+    /// hole from the last row.
+    ECS_NOINLINE void move_columns(uint32_t src_row, size_t last, Archetype& dst, uint32_t dst_row) {
+        for (ComponentColumn& c : columns) {
+            if (c.elem_size == 0) continue; // tags: nothing stored
+            uint8_t* from = c.data + src_row * c.elem_size;
+            const uint16_t to = dst.column_index[c.type_id];
+            if (to != NO_COLUMN) {
+                c.relocate(dst.columns[to].data + size_t(dst_row) * c.elem_size, from);
+            } else {
+                c.destroy_at(from);
+            }
+            if (src_row != last) c.relocate(from, c.data + last * c.elem_size);
+        }
+    }
+
     void destroy_all_rows() noexcept {
         if (all_trivial) return;
         for (ComponentColumn& c : columns) {

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <iosfwd>
 #include <new>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -194,6 +195,97 @@ template <typename T>
     return c;
 }
 
+// -------------------------------------------------------------------------------------------------
+// Introspection (addition): type names without RTTI, and what the library knows of each type
+// -------------------------------------------------------------------------------------------------
+
+namespace detail {
+
+template <typename T>
+constexpr std::string_view raw_type_name() noexcept {
+#if defined(__clang__) || defined(__GNUC__)
+    return __PRETTY_FUNCTION__; // "... [with T = Position; ...]" (g++) or "... [T = Position]" (clang++)
+#else
+    return __FUNCSIG__;         // "... raw_type_name<struct Position>(void) noexcept"
+#endif
+}
+
+/// The type's spelling cut out of raw_type_name's signature, without a leading anonymous namespace.
+constexpr std::string_view trim_type_name(std::string_view s) noexcept {
+#if defined(__clang__) || defined(__GNUC__)
+    size_t begin = s.find("T = ");
+    if (begin == std::string_view::npos) return s;
+    begin += 4;
+    size_t end = s.find(';', begin);
+    if (end == std::string_view::npos) end = s.rfind(']');
+#else
+    size_t begin = s.find("raw_type_name<");
+    if (begin == std::string_view::npos) return s;
+    begin += 14;
+    const size_t end = s.rfind(">(");
+    for (std::string_view kw : {std::string_view("struct "), std::string_view("class "), std::string_view("enum ")})
+        if (s.substr(begin, kw.size()) == kw) begin += kw.size();
+#endif
+    s = s.substr(begin, end - begin);
+    for (std::string_view anon : {std::string_view("{anonymous}::"), std::string_view("(anonymous namespace)::"),
+                                  std::string_view("`anonymous namespace'::")})
+        if (s.substr(0, anon.size()) == anon) s.remove_prefix(anon.size());
+    return s;
+}
+
+template <typename T>
+inline constexpr std::string_view type_name_v = trim_type_name(raw_type_name<T>());
+
+} // namespace detail
+
+/**
+ * @brief The name of `T` as the compiler spells it (no RTTI): `"Position"`, `"game::Player"`,
+ *        `"std::vector<int>"`. A leading anonymous namespace is left out. The text depends on the
+ *        compiler (g++ and clang++ differ in spacing inside template arguments): use it for messages
+ *        and tools, and register_component names for anything stored.
+ */
+template <typename T>
+[[nodiscard]] constexpr std::string_view type_name() noexcept {
+    return detail::type_name_v<T>;
+}
+
+/**
+ * @brief What the library knows of one component type (addition).
+ *
+ * `name` is the name given to register_component when there is one, else type_name<T>(); it is
+ * empty for an id never used as a component (nor registered).
+ */
+struct ComponentInfo {
+    std::string_view name;
+    size_t size = 0;  ///< sizeof(T)
+    size_t align = 0; ///< alignof(T)
+    ComponentTypeID id = INVALID_COMPONENT_ID;
+    bool tag = false;                ///< stored without bytes (an empty type with trivial members)
+    bool trivially_copyable = false; ///< moved and snapshotted as plain bytes
+};
+
+namespace detail {
+/// One entry per component id, written when the type first becomes a component (its column factory
+/// is recorded) and when a name is registered; never removed.
+inline ComponentInfo component_infos[ECS_MAX_COMPONENTS] = {};
+
+/// Sets the registered name of `id` (serialization's register_component). `name` must outlive the
+/// program's use of it (the name registry never frees its entries).
+inline void set_component_name(ComponentTypeID id, std::string_view name) noexcept {
+    if (id < ECS_MAX_COMPONENTS) component_infos[id].name = name;
+}
+} // namespace detail
+
+/**
+ * @brief What is known of the component type with id `id`: name, size, alignment (addition).
+ * @pre `id < ECS_MAX_COMPONENTS` (asserted; an empty info is returned otherwise).
+ */
+[[nodiscard]] inline const ComponentInfo& component_info(ComponentTypeID id) noexcept {
+    static const ComponentInfo unknown{};
+    if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "ecs::component_info: id out of range")) return unknown;
+    return detail::component_infos[id];
+}
+
 /// Signature of an entry of the column factory registry.
 using ColumnFactory = ComponentColumn (*)() noexcept;
 
@@ -211,7 +303,16 @@ ComponentTypeID ensure_column_factory() noexcept {
     // Registered once per type (thread-safe static initialisation); later calls cost a guard check.
     static const ComponentTypeID id = [] {
         const ComponentTypeID tid = component_id<T>();
-        if (tid < ECS_MAX_COMPONENTS) detail::column_factories[tid].store(&make_column<T>, std::memory_order_release);
+        if (tid < ECS_MAX_COMPONENTS) {
+            ComponentInfo& info = detail::component_infos[tid];
+            if (info.name.empty()) info.name = type_name<T>();
+            info.size = sizeof(T);
+            info.align = alignof(T);
+            info.id = tid;
+            info.tag = detail::is_tag_v<T>;
+            info.trivially_copyable = std::is_trivially_copyable_v<T>;
+            detail::column_factories[tid].store(&make_column<T>, std::memory_order_release);
+        }
         return tid;
     }();
     return id;

@@ -246,6 +246,9 @@ void register_component(const char* name, ComponentColumn::SerializeFunc ser = n
     }
     using Outcome = detail::ComponentRegistry::Outcome;
     const Outcome outcome = detail::component_registry().add(id, std::move(entry));
+    if (outcome == Outcome::added) // component_info(id).name: the registry's copy never moves or dies
+        if (const detail::ComponentRegistration* added = detail::component_registry().find(id))
+            detail::set_component_name(id, added->name);
     // Asserts run outside the registry lock: a recording handler may call back into the registry.
     ECS_ASSERT(outcome != Outcome::name_taken, "register_component: name already registered for another type");
     ECS_ASSERT(outcome != Outcome::type_has_other_name, "register_component: type already registered under another name");

@@ -133,13 +133,15 @@ TEST_CASE("assert: get on a dead, stale or invalid entity fires and changes noth
         ecs_assert_test::reset();
         Pos& p = f.w.get<Pos>(h);
         (void)p;
-        CHECK(ecs_assert_test::fired_once_with("World::get: entity is not alive"));
+        // The message names the function, the type and the entity (ROADMAP A, introspection).
+        const std::string handle = std::to_string(h.index) + "v" + std::to_string(h.generation);
+        CHECK(ecs_assert_test::fired_once_with(("World::get<Pos>: entity " + handle + " is not alive").c_str()));
 
         ecs_assert_test::reset();
         const ecs::World& cw = f.w;
         const Counted& k = cw.get<Counted>(h);
         (void)k;
-        CHECK(ecs_assert_test::fired_once_with("World::get: entity is not alive"));
+        CHECK(ecs_assert_test::fired_once_with(("World::get<Counted>: entity " + handle + " is not alive").c_str()));
     }
     CHECK(f.state() == before);
 }
@@ -149,7 +151,8 @@ TEST_CASE("assert: get of a component the entity lacks fires and changes nothing
     const std::string before = f.state();
     Vel& v = f.w.get<Vel>(f.a);
     (void)v;
-    CHECK(ecs_assert_test::fired_once_with("World::get: entity does not have the component"));
+    const std::string a = std::to_string(f.a.index) + "v" + std::to_string(f.a.generation);
+    CHECK(ecs_assert_test::fired_once_with(("World::get<Vel>: entity " + a + " does not have the component").c_str()));
 
     ecs_assert_test::reset();
     Absent& x = f.w.get<Absent>(f.empty);

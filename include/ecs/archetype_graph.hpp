@@ -1,0 +1,182 @@
+/**
+ * @file ecs/archetype_graph.hpp
+ * @brief The archetype graph: every archetype of a world, the index from type set to archetype, the
+ *        add/remove edges between neighbours and the per-pack cache of create_with.
+ *
+ * Archetypes are created here and never destroyed before the graph, so an `Archetype*` stays valid for
+ * the life of the world. `size()` only grows; query caches use it as the archetype generation they have
+ * seen, and archetypes appear in creation order (the order queries visit them).
+ *
+ * Thread-safety: lookups through cached edges and packs are read-only; anything that may create an
+ * archetype (a missing edge, a new pack, find_or_create) needs exclusive access.
+ */
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "archetype.hpp"
+#include "component.hpp"
+#include "config.hpp"
+#include "detail/algorithms.hpp"
+#include "detail/pod_array.hpp"
+
+namespace ecs {
+
+namespace detail {
+
+/// Process-wide dense slot number per create_with pack, so each World finds the pack's archetype by
+/// indexing an array (no hashing, no allocation on the hot path).
+inline std::atomic<uint32_t> next_pack_slot{0};
+
+template <typename... Ts>
+uint32_t pack_slot() noexcept {
+    static const uint32_t slot = next_pack_slot.fetch_add(1, std::memory_order_relaxed);
+    return slot;
+}
+
+/// Sorts a short id list (a component pack) without instantiating std::sort in every user TU.
+inline void insertion_sort(std::vector<ComponentTypeID>& v) noexcept {
+    for (size_t i = 1; i < v.size(); ++i) {
+        const ComponentTypeID x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+} // namespace detail
+
+/**
+ * @brief Owns the archetypes of one world and the ways to reach them: by type set (an open-addressing
+ *        index), by one added or removed type (edges), by create_with pack (a per-pack slot).
+ */
+class ArchetypeGraph {
+public:
+    ArchetypeGraph() {
+        archetypes_.reserve_one();
+        archetypes_.push_back(new Archetype(TypeSet{}, 0));
+        index_insert(archetypes_.back());
+    }
+
+    /// Number of archetypes created so far, the empty one included; never decreases.
+    [[nodiscard]] size_t size() const noexcept { return archetypes_.size(); }
+    [[nodiscard]] Archetype* operator[](size_t i) const noexcept { return archetypes_[i]; }
+    [[nodiscard]] Archetype* empty_archetype() const noexcept { return archetypes_[0]; }
+    [[nodiscard]] const detail::OwnedArray<Archetype>& all() const noexcept { return archetypes_; }
+
+    /// The archetype of exactly `types` (sorted, distinct), created when missing; nullptr (asserts)
+    /// when an id is beyond ECS_MAX_COMPONENTS or has no column factory.
+    ECS_NOINLINE Archetype* find_or_create(const TypeSet& types) {
+        for (ComponentTypeID t : types) {
+            if (!ECS_CHECK(t < ECS_MAX_COMPONENTS,
+                           "World: more than ECS_MAX_COMPONENTS component types in use (raise ECS_MAX_COMPONENTS)"))
+                return nullptr;
+            if (!ECS_CHECK(column_factory(t) != nullptr, "World: component type has no column factory"))
+                return nullptr;
+        }
+        const size_t hash = TypeSetHash{}(types);
+        for (size_t i = hash & (index_.size() - 1);; i = (i + 1) & (index_.size() - 1)) {
+            Archetype* a = index_[i];
+            if (a == nullptr) break;
+            if (a->type_hash == hash && a->types == types) return a;
+        }
+        archetypes_.reserve_one();
+        Archetype* arch = new Archetype(types, static_cast<uint32_t>(archetypes_.size()));
+        archetypes_.push_back(arch);
+        index_insert(arch);
+        return arch;
+    }
+
+    /// The archetype of the pack `{Ts...}` (bare types), cached per pack.
+    template <typename... Ts>
+    ECS_FORCEINLINE Archetype* pack_archetype() {
+        const uint32_t slot = detail::pack_slot<Ts...>();
+        if (ECS_LIKELY(slot < pack_cache_.size() && pack_cache_[slot] != nullptr)) return pack_cache_[slot];
+        return pack_archetype_slow<Ts...>(slot);
+    }
+
+    /// `src` with `id` added, through the cached edge (created on first use); nullptr when refused.
+    ECS_FORCEINLINE Archetype* add_target(Archetype& src, ComponentTypeID id) {
+        Archetype* cached = cached_edge(src, id, &ArchetypeEdge::add);
+        return ECS_LIKELY(cached != nullptr) ? cached : add_target_slow(src, id);
+    }
+    /// `src` with `id` removed. @pre src.has(id)
+    ECS_FORCEINLINE Archetype* remove_target(Archetype& src, ComponentTypeID id) {
+        Archetype* cached = cached_edge(src, id, &ArchetypeEdge::remove);
+        return ECS_LIKELY(cached != nullptr) ? cached : remove_target_slow(src, id);
+    }
+
+    /// Bytes held by the archetypes: blocks, entity lists and the archetype objects.
+    [[nodiscard]] size_t memory_bytes() const noexcept {
+        size_t bytes = 0;
+        for (const Archetype* a : archetypes_)
+            bytes += sizeof(Archetype) + a->block_bytes() + a->entities.capacity() * sizeof(Entity);
+        return bytes;
+    }
+
+private:
+    static ECS_FORCEINLINE Archetype* cached_edge(const Archetype& src, ComponentTypeID id,
+                                                  Archetype* ArchetypeEdge::*dir) noexcept {
+        return ECS_LIKELY(id < src.edges.size()) ? src.edges[id].*dir : nullptr;
+    }
+
+    ECS_NOINLINE Archetype* add_target_slow(Archetype& src, ComponentTypeID id) {
+        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::add: more than ECS_MAX_COMPONENTS component types in use"))
+            return nullptr;
+        TypeSet types = src.types;
+        types.insert(detail::upper_bound_value(types.begin(), types.end(), id), id);
+        Archetype* dst = find_or_create(types); // may push to archetypes_, never moves `src`
+        if (dst != nullptr) {
+            src.edge(id).add = dst;
+            dst->edge(id).remove = &src;
+        }
+        return dst;
+    }
+
+    ECS_NOINLINE Archetype* remove_target_slow(Archetype& src, ComponentTypeID id) {
+        TypeSet types = src.types;
+        types.erase(detail::find_value(types.begin(), types.end(), id));
+        Archetype* dst = find_or_create(types);
+        src.edge(id).remove = dst;
+        dst->edge(id).add = &src;
+        return dst;
+    }
+
+    template <typename... Ts>
+    ECS_NOINLINE Archetype* pack_archetype_slow(uint32_t slot) {
+        TypeSet types{ensure_column_factory<Ts>()...};
+        detail::insertion_sort(types);
+        Archetype* arch = find_or_create(types);
+        if (arch != nullptr) {
+            if (slot >= pack_cache_.size()) pack_cache_.resize(size_t(slot) + 1, nullptr);
+            pack_cache_[slot] = arch;
+        }
+        return arch;
+    }
+
+    /// Open-addressing index from type set to archetype (linear probing, at most half full). A
+    /// purpose-built table: std::unordered_map keyed by vectors costs every user TU its instantiation.
+    ECS_NOINLINE void index_insert(Archetype* arch) {
+        if (archetypes_.size() * 2 > index_.size()) {
+            detail::PodArray<Archetype*> old(static_cast<detail::PodArray<Archetype*>&&>(index_));
+            index_.resize(detail::max_of<size_t>(16, old.size() * 2), nullptr);
+            for (Archetype* a : old)
+                if (a != nullptr) index_place(a);
+        }
+        index_place(arch);
+    }
+    void index_place(Archetype* arch) noexcept {
+        size_t i = arch->type_hash & (index_.size() - 1);
+        while (index_[i] != nullptr) i = (i + 1) & (index_.size() - 1);
+        index_[i] = arch;
+    }
+
+    detail::OwnedArray<Archetype> archetypes_; ///< creation order; size() is the archetype generation
+    detail::PodArray<Archetype*> index_;       ///< see index_insert; a power of two in size
+    detail::PodArray<Archetype*> pack_cache_;  ///< pack slot -> archetype
+};
+
+} // namespace ecs

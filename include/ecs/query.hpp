@@ -1,0 +1,474 @@
+/**
+ * @file ecs/query.hpp
+ * @brief The query engine: terms, filters, compile-time checks, the per-world cache of matching
+ *        archetypes, chunks, query handles and the row loops every iteration runs.
+ *
+ * A query is a list of terms (what the callback receives) and filters (what the entity must or must
+ * not have, without fetching it):
+ *
+ * | term               | the entity must | the callback receives       | Chunk::get<T>() gives   |
+ * |--------------------|-----------------|-----------------------------|-------------------------|
+ * | `T`                | have `T`        | `T&`                        | `T*`                    |
+ * | `const T`          | have `T`        | `const T&`                  | `const T*`              |
+ * | `Optional<T>`      | nothing         | `T*`, nullptr when absent   | `T*` or nullptr         |
+ * | `Optional<const T>`| nothing         | `const T*`                  | `const T*` or nullptr   |
+ *
+ * Filters: `With<Ts...>{}` (must have every Ts), `Without<Ts...>{}` (must have none; `Exclude` is the
+ * same type).
+ *
+ * Each distinct (terms, filters) signature gets a process-wide slot number from a function-local
+ * static; each world keeps one cache per slot: the masks and the matching archetypes, extended
+ * incrementally as archetypes are created (PITFALLS 9, 10). A stable world iterates with no matching,
+ * hashing or allocation. Order: archetypes in creation order, rows in row order.
+ *
+ * Thread-safety: a query run reads the cache and may extend it with archetypes created since its
+ * last run; runs on one world must not overlap with structural changes. The iteration depth counter
+ * is per world and not atomic: concurrent runs need the parallel room (parallel.hpp).
+ */
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "archetype.hpp"
+#include "archetype_graph.hpp"
+#include "component.hpp"
+#include "detail/pod_array.hpp"
+#include "entity.hpp"
+
+namespace ecs {
+
+/// Query term: the component may be absent; the callback receives a pointer, nullptr when absent.
+template <typename T>
+struct Optional {
+    static_assert(!std::is_pointer_v<T> && !std::is_reference_v<T>,
+                  "ecs::Optional<T>: T must be a component type, not a pointer or reference");
+};
+
+/// Query filter: the entity must have every one of `Ts` (not fetched).
+template <typename... Ts>
+struct With {};
+
+/// Query filter: the entity must have none of `Ts`.
+template <typename... Ts>
+struct Without {};
+
+/// The spec's name for Without: `world.each<A>(Exclude<B, C>{}, fn)`.
+template <typename... Ts>
+using Exclude = Without<Ts...>;
+
+namespace detail {
+
+template <typename... Ts>
+struct TypeList {};
+
+template <typename T, typename... Ts>
+inline constexpr bool contains_v = (std::is_same_v<T, Ts> || ...);
+
+template <typename... Ts>
+struct distinct;
+template <>
+struct distinct<> : std::true_type {};
+template <typename T, typename... Ts>
+struct distinct<T, Ts...> : std::bool_constant<!contains_v<T, Ts...> && distinct<Ts...>::value> {};
+/// True when no type appears twice in the pack (cv and references ignored).
+template <typename... Ts>
+inline constexpr bool distinct_v = distinct<bare_t<Ts>...>::value;
+
+template <typename... Lists>
+struct concat {
+    using type = TypeList<>;
+};
+template <typename... A>
+struct concat<TypeList<A...>> {
+    using type = TypeList<A...>;
+};
+template <typename... A, typename... B, typename... Rest>
+struct concat<TypeList<A...>, TypeList<B...>, Rest...> : concat<TypeList<A..., B...>, Rest...> {};
+
+template <typename List>
+struct list_distinct;
+template <typename... Ts>
+struct list_distinct<TypeList<Ts...>> : distinct<Ts...> {};
+
+template <typename T, typename List>
+struct list_contains;
+template <typename T, typename... Ts>
+struct list_contains<T, TypeList<Ts...>> : std::bool_constant<contains_v<T, Ts...>> {};
+
+template <typename A, typename B>
+struct lists_disjoint;
+template <typename... As, typename B>
+struct lists_disjoint<TypeList<As...>, B> : std::bool_constant<!(list_contains<As, B>::value || ...)> {};
+
+// -- terms -------------------------------------------------------------------------------------------
+
+/// What a term asks for: a required `T` / `const T`.
+template <typename Term>
+struct TermTraits {
+    using component = bare_t<Term>;
+    using pointer = std::remove_reference_t<Term>*; ///< column base, and Chunk::get's result
+    using param = std::remove_reference_t<Term>&;   ///< what the callback receives
+    static constexpr bool optional = false;
+    static constexpr bool read_only = std::is_const_v<Term>;
+    static constexpr bool valid = !std::is_pointer_v<Term> && !std::is_reference_v<Term> && !std::is_array_v<Term>;
+};
+template <typename T>
+struct TermTraits<Optional<T>> {
+    using component = std::remove_cv_t<T>;
+    using pointer = T*;
+    using param = T*;
+    static constexpr bool optional = true;
+    static constexpr bool read_only = std::is_const_v<T>;
+    static constexpr bool valid = !std::is_pointer_v<T> && !std::is_reference_v<T> && !std::is_array_v<T>;
+};
+
+template <typename Term>
+using term_component_t = typename TermTraits<Term>::component;
+template <typename Term>
+using term_pointer_t = typename TermTraits<Term>::pointer;
+template <typename Term>
+using term_param_t = typename TermTraits<Term>::param;
+
+/// The components a term list requires (Optional terms require nothing).
+template <typename... Terms>
+using required_of_terms_t =
+    typename concat<std::conditional_t<TermTraits<Terms>::optional, TypeList<>, TypeList<term_component_t<Terms>>>...>::type;
+
+// -- filters -----------------------------------------------------------------------------------------
+
+template <typename F>
+struct FilterTraits {
+    static constexpr bool is_filter = false;
+    using required = TypeList<>;
+    using excluded = TypeList<>;
+};
+template <typename... Ts>
+struct FilterTraits<With<Ts...>> {
+    static constexpr bool is_filter = true;
+    using required = TypeList<bare_t<Ts>...>;
+    using excluded = TypeList<>;
+};
+template <typename... Ts>
+struct FilterTraits<Without<Ts...>> {
+    static constexpr bool is_filter = true;
+    using required = TypeList<>;
+    using excluded = TypeList<bare_t<Ts>...>;
+};
+
+template <typename F>
+inline constexpr bool is_filter_v = FilterTraits<std::remove_cv_t<std::remove_reference_t<F>>>::is_filter;
+
+/// All but the last type of a pack (the filters before a callback), as a TypeList.
+template <typename Acc, typename... Ts>
+struct init_impl;
+template <typename... Acc, typename T>
+struct init_impl<TypeList<Acc...>, T> {
+    using type = TypeList<Acc...>;
+};
+template <typename... Acc, typename T, typename U, typename... Rest>
+struct init_impl<TypeList<Acc...>, T, U, Rest...> : init_impl<TypeList<Acc..., std::remove_cv_t<std::remove_reference_t<T>>>, U, Rest...> {};
+template <typename... Ts>
+using init_t = typename init_impl<TypeList<>, Ts...>::type;
+
+/// The last argument of a pack (the callback after the filters).
+template <typename A>
+ECS_FORCEINLINE A& last_arg(A& a) noexcept {
+    return a;
+}
+template <typename A, typename B, typename... Rest>
+ECS_FORCEINLINE decltype(auto) last_arg(A&, B& b, Rest&... rest) noexcept {
+    return last_arg(b, rest...);
+}
+
+// -- the compile-time checks ---------------------------------------------------------------------------
+
+template <typename TermList, typename FilterList>
+struct QueryCheck;
+template <typename... Terms, typename... Filters>
+struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
+    using required = typename concat<required_of_terms_t<Terms...>, typename FilterTraits<Filters>::required...>::type;
+    using excluded = typename concat<typename FilterTraits<Filters>::excluded...>::type;
+
+    static constexpr bool check() {
+        static_assert((TermTraits<Terms>::valid && ...),
+                      "ecs query: a term must be a component type, not a pointer or reference "
+                      "(use ecs::Optional<T> for a component that may be absent)");
+        static_assert((FilterTraits<Filters>::is_filter && ...),
+                      "ecs query: the arguments before the callback must be filters (ecs::With<...>{}, ecs::Without<...>{})");
+        static_assert(distinct<term_component_t<Terms>...>::value, "ecs query: a component type is listed twice among the terms");
+        static_assert(list_distinct<excluded>::value, "ecs query: a component type is listed twice in Without/Exclude");
+        static_assert(lists_disjoint<required, excluded>::value,
+                      "ecs query: a component type is both required (term or With) and excluded (Without/Exclude)");
+        return true;
+    }
+    static constexpr bool read_only = (TermTraits<Terms>::read_only && ...);
+};
+
+// -- the cache ---------------------------------------------------------------------------------------
+
+/// Process-wide dense slot number per query signature.
+inline std::atomic<uint32_t> next_query_slot{0};
+
+template <typename TermList, typename FilterList>
+uint32_t query_slot() noexcept {
+    static const uint32_t slot = next_query_slot.fetch_add(1, std::memory_order_relaxed);
+    return slot;
+}
+
+/// A cached query: its masks and the archetypes that match, extended as archetypes are created.
+struct QueryCache {
+    ComponentMask include;
+    ComponentMask exclude;
+    PodArray<Archetype*> archetypes;
+    size_t scanned = 0;      ///< archetypes of the graph already tested (the generation seen)
+    bool impossible = false; ///< a required type can never be a component (id beyond the bitset)
+
+    /// Appends the archetypes created since the last refresh that match.
+    ECS_FORCEINLINE void refresh(const ArchetypeGraph& graph) {
+        if (ECS_UNLIKELY(scanned != graph.size())) refresh_slow(graph);
+    }
+    ECS_NOINLINE void refresh_slow(const ArchetypeGraph& graph) {
+        for (size_t i = scanned; i < graph.size(); ++i) {
+            Archetype* a = graph[i];
+            if (!impossible && (a->mask & include) == include && (a->mask & exclude).none()) archetypes.push_back(a);
+        }
+        scanned = graph.size();
+    }
+};
+
+template <typename... Ts>
+void set_bits(ComponentMask& mask, bool& overflow, TypeList<Ts...>) {
+    const ComponentTypeID ids[] = {component_id<Ts>()..., 0};
+    for (size_t i = 0; i < sizeof...(Ts); ++i) {
+        if (ids[i] < ECS_MAX_COMPONENTS) mask.set(ids[i]);
+        else overflow = true;
+    }
+}
+
+/// Counts nested iteration; a depth, not a bool, so a nested query does not clear the outer guard.
+struct IterationScope {
+    explicit IterationScope(uint32_t& depth) noexcept : depth_(depth) { ++depth_; }
+    ~IterationScope() { --depth_; }
+    IterationScope(const IterationScope&) = delete;
+    IterationScope& operator=(const IterationScope&) = delete;
+    uint32_t& depth_;
+};
+
+/**
+ * @brief The query room of one world: a cache per signature slot, and the iteration depth that makes
+ *        structural changes during a run refusable.
+ */
+class QueryEngine {
+public:
+    /// The cache of signature (TermList, FilterList), created on first use and brought up to date.
+    template <typename TermList, typename FilterList>
+    QueryCache& cache(const ArchetypeGraph& graph) const {
+        const uint32_t slot = query_slot<TermList, FilterList>();
+        if (ECS_UNLIKELY(slot >= caches_.size() || caches_[slot] == nullptr)) create<TermList, FilterList>(slot);
+        QueryCache& q = *caches_[slot];
+        q.refresh(graph);
+        return q;
+    }
+
+    [[nodiscard]] uint32_t& depth() const noexcept { return depth_; }
+    [[nodiscard]] bool iterating() const noexcept { return depth_ != 0; }
+    /// Number of signatures this world has a cache for.
+    [[nodiscard]] size_t cached_count() const noexcept {
+        size_t n = 0;
+        for (const QueryCache* q : caches_) n += q != nullptr ? 1 : 0;
+        return n;
+    }
+    [[nodiscard]] const OwnedArray<QueryCache>& caches() const noexcept { return caches_; }
+
+private:
+    template <typename TermList, typename FilterList>
+    ECS_NOINLINE void create(uint32_t slot) const {
+        using Check = QueryCheck<TermList, FilterList>;
+        if (slot >= caches_.size()) caches_.resize(size_t(slot) + 1);
+        auto* entry = new QueryCache();
+        caches_.set(slot, entry);
+        bool ignored = false;
+        set_bits(entry->include, entry->impossible, typename Check::required{});
+        set_bits(entry->exclude, ignored, typename Check::excluded{}); // a type beyond the bitset is on no entity
+    }
+
+    mutable OwnedArray<QueryCache> caches_;
+    mutable uint32_t depth_ = 0;
+};
+
+// -- the row loops -------------------------------------------------------------------------------------
+
+template <typename T>
+ECS_FORCEINLINE T& element(T* column, size_t row) noexcept {
+    if constexpr (is_tag_v<std::remove_const_t<T>>) {
+        (void)row;
+        return *column;
+    } else {
+        return column[row];
+    }
+}
+
+/// The base of `Term`'s column in `arch` (nullptr for an absent Optional term).
+template <typename Term>
+ECS_FORCEINLINE term_pointer_t<Term> term_column(Archetype& arch) noexcept {
+    using P = term_pointer_t<Term>;
+    const ComponentTypeID id = component_id<term_component_t<Term>>();
+    if constexpr (TermTraits<Term>::optional) {
+        return arch.has(id) ? reinterpret_cast<P>(arch.column(id).data) : nullptr;
+    } else {
+        return reinterpret_cast<P>(arch.column(id).data);
+    }
+}
+
+/// What the callback receives for `Term` at `row`.
+template <typename Term>
+ECS_FORCEINLINE term_param_t<Term> term_element(term_pointer_t<Term> column, size_t row) noexcept {
+    if constexpr (TermTraits<Term>::optional) {
+        if constexpr (is_tag_v<term_component_t<Term>>) {
+            (void)row;
+            return column;
+        } else {
+            return column != nullptr ? column + row : nullptr;
+        }
+    } else {
+        return element(column, row);
+    }
+}
+
+/// Whether a callback wants the entity first; one fitting neither form is a readable compile error.
+template <typename Func, typename... Terms>
+constexpr bool takes_entity() {
+    constexpr bool with = std::is_invocable_v<Func&, Entity, term_param_t<Terms>...>;
+    static_assert(with || std::is_invocable_v<Func&, term_param_t<Terms>...>,
+                  "ecs query: the callback must be callable as fn(Entity, terms...) or fn(terms...), where a term T "
+                  "gives T&, const T gives const T&, Optional<T> gives T*");
+    return with;
+}
+
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_FORCEINLINE void run_rows(Func& fn, size_t n, const Entity* entities, term_pointer_t<Terms>... columns) {
+    if constexpr (WithEntity) {
+        for (size_t i = 0; i < n; ++i) fn(entities[i], term_element<Terms>(columns, i)...);
+    } else {
+        (void)entities;
+        for (size_t i = 0; i < n; ++i) fn(term_element<Terms>(columns, i)...);
+    }
+}
+
+/// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
+template <bool WithEntity, typename... Terms, typename Func>
+void run_query(const QueryCache& q, uint32_t& depth, Func& fn) {
+    IterationScope scope(depth);
+    Archetype* const* archs = q.archetypes.data();
+    const size_t archetype_count = q.archetypes.size();
+    for (size_t a = 0; a < archetype_count; ++a) {
+        Archetype& arch = *archs[a];
+        const size_t n = arch.size();
+        if (n == 0) continue;
+        run_rows<WithEntity, Terms...>(fn, n, arch.entities.data(), term_column<Terms>(arch)...);
+    }
+}
+
+} // namespace detail
+
+/**
+ * @brief A run of rows of one archetype that a query matched: the entities and the columns.
+ *
+ * Valid during the each_chunk callback that received it. For a tag type `get<T>()` returns the one
+ * shared object of the type (do not index it).
+ */
+class Chunk {
+public:
+    Chunk(Archetype& arch, size_t begin, size_t count) noexcept : arch_(&arch), begin_(begin), size_(count) {}
+
+    /// Number of rows.
+    [[nodiscard]] size_t size() const noexcept { return size_; }
+    /// The entities of the rows, `size()` of them.
+    [[nodiscard]] const Entity* entities() const noexcept { return arch_->entities.data() + begin_; }
+    /// The column of `T` (`const T` gives a read-only pointer), or nullptr when the rows lack `T`.
+    template <typename T>
+    [[nodiscard]] T* get() const noexcept {
+        static_assert(!std::is_pointer_v<T> && !std::is_reference_v<T>, "Chunk::get<T>: T must be a component type");
+        const ComponentTypeID id = component_id<T>();
+        if (!arch_->has(id)) return nullptr;
+        const ComponentColumn& c = arch_->column(id);
+        return reinterpret_cast<T*>(c.data + begin_ * c.elem_size);
+    }
+    /// True when the rows have `T`.
+    template <typename T>
+    [[nodiscard]] bool has() const noexcept {
+        return arch_->has(component_id<T>());
+    }
+
+private:
+    Archetype* arch_;
+    size_t begin_;
+    size_t size_;
+};
+
+/**
+ * @brief A query handle: `auto q = world.query<Position, const Velocity>(ecs::Without<Frozen>{});`.
+ *
+ * Cheap to copy (three pointers). Valid while the world it came from lives at the same address
+ * (moving the World invalidates its handles). Its runs see archetypes created after the handle was
+ * made. Runs are iteration: structural changes inside are refused (use deferred()).
+ */
+template <typename... Terms>
+class Query {
+public:
+    /// A null handle (runs nothing, counts 0). Handles come from World::query.
+    Query() noexcept = default;
+    Query(detail::QueryEngine& engine, const ArchetypeGraph& graph, detail::QueryCache& cache) noexcept
+        : engine_(&engine), graph_(&graph), cache_(&cache) {}
+
+    /// Calls `fn(Entity, terms...)` or `fn(terms...)` for every matching entity, archetype creation
+    /// order then row order.
+    template <typename Func>
+    void each(Func&& fn) const {
+        if (cache_ == nullptr) return;
+        cache_->refresh(*graph_);
+        detail::run_query<detail::takes_entity<Func, Terms...>(), Terms...>(*cache_, engine_->depth(), fn);
+    }
+    /// Calls `fn(Chunk&)` once per non-empty matching archetype, in creation order.
+    template <typename Func>
+    void each_chunk(Func&& fn) const {
+        static_assert(std::is_invocable_v<Func&, Chunk&>, "Query::each_chunk: the callback must be callable as fn(ecs::Chunk&)");
+        if (cache_ == nullptr) return;
+        cache_->refresh(*graph_);
+        detail::IterationScope scope(engine_->depth());
+        for (Archetype* a : cache_->archetypes) {
+            if (a->size() == 0) continue;
+            Chunk chunk(*a, 0, a->size());
+            fn(chunk);
+        }
+    }
+    /// Number of matching entities. O(matching archetypes).
+    [[nodiscard]] size_t count() const {
+        if (cache_ == nullptr) return 0;
+        cache_->refresh(*graph_);
+        size_t n = 0;
+        for (const Archetype* a : cache_->archetypes) n += a->size();
+        return n;
+    }
+    /// True when no entity matches.
+    [[nodiscard]] bool empty() const { return first() == INVALID_ENTITY; }
+    /// The first matching entity in iteration order, or INVALID_ENTITY.
+    [[nodiscard]] Entity first() const {
+        if (cache_ == nullptr) return INVALID_ENTITY;
+        cache_->refresh(*graph_);
+        for (const Archetype* a : cache_->archetypes)
+            if (a->size() != 0) return a->entities[0];
+        return INVALID_ENTITY;
+    }
+
+private:
+    detail::QueryEngine* engine_ = nullptr;
+    const ArchetypeGraph* graph_ = nullptr;
+    detail::QueryCache* cache_ = nullptr;
+};
+
+} // namespace ecs
