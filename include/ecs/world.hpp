@@ -28,6 +28,7 @@
 #include "detail/pod_array.hpp"
 #include "detail/std_function.hpp"
 #include "entity.hpp"
+#include "events.hpp"
 
 namespace ecs {
 
@@ -474,6 +475,31 @@ public:
         const ComponentTypeID id = component_id<T>();
         if (id < resources_.size()) resources_.reset(id);
     }
+
+    // -- events (room: events.hpp) --
+    /**
+     * @brief Sends an event of type `bare_t<E>` (moved in, or copied from an lvalue). It stays
+     *        readable by EventReader<E> until the second update_events() after this call. Allowed
+     *        during iteration and from inside a reader's callback.
+     */
+    template <typename E>
+    void send(E&& event) {
+        using T = detail::bare_t<E>;
+        static_assert(std::is_move_constructible_v<T> && std::is_destructible_v<T>, "World::send: event must be move-constructible");
+        events_.send<T>(std::forward<E>(event));
+    }
+    /**
+     * @brief Ends an event frame: destroys the events sent before the previous update_events(), on
+     *        every channel. Complexity: O(event types + events destroyed).
+     * @pre Not called from inside an EventReader's callback (asserted and refused).
+     */
+    void update_events() {
+        const bool done = events_.update();
+        ECS_ASSERT(done, "World::update_events: called while an EventReader reads this world");
+        (void)done;
+    }
+    friend struct detail::EventAccess;
+    // -- end events --
 
     // ----------------------------------------------------------------------------------------------
     // Observers
@@ -986,6 +1012,7 @@ private:
 
     detail::ResourceTable resources_;
     detail::CommandQueue deferred_;
+    detail::EventRegistry events_; ///< room: events.hpp; a null pointer until the first send
 };
 
 // ---------------------------------------------------------------------------------------------------
