@@ -87,7 +87,7 @@ struct EventChannelBase {
  * @brief The events of type `E` sent to one world: two frames, each a list of pages.
  *
  * Sequence numbers: the n-th event ever sent to the channel has id n. The older frame holds ids
- * [older.start, newer.start), the newer frame [newer.start, sent_). Readers keep the id they expect
+ * [older.start, newer.start), the newer frame [newer.start, sent()). Readers keep the id they expect
  * next, so reading is a subtraction and an index, never a search.
  */
 template <typename E>
@@ -119,7 +119,6 @@ public:
         if (ECS_UNLIKELY(write_ == write_end_)) next_page();
         ::new (static_cast<void*>(write_)) E(std::forward<V>(value));
         ++write_; // counted only once constructed: a throwing constructor leaves nothing behind
-        ++sent_;
     }
 
     /**
@@ -133,7 +132,7 @@ public:
     template <typename Fn>
     size_t read(uint64_t& next, size_t& missed, Fn& fn) const {
         const Frame& older = frames_[newer_ ^ 1u];
-        const uint64_t end = sent_;
+        const uint64_t end = sent();
         if (next < older.start) {
             missed += static_cast<size_t>(older.start - next);
             next = older.start;
@@ -149,7 +148,9 @@ public:
     }
 
     /// Number of events sent to this channel so far (the id the next one gets).
-    [[nodiscard]] uint64_t sent() const noexcept { return sent_; }
+    [[nodiscard]] uint64_t sent() const noexcept {
+        return page_id_ + static_cast<uint64_t>(write_ - page_begin_);
+    }
 
 private:
     struct Frame {
@@ -158,7 +159,7 @@ private:
     };
 
     [[nodiscard]] uint64_t end_of(const Frame& f) const noexcept {
-        return &f == &frames_[newer_] ? sent_ : frames_[newer_].start;
+        return &f == &frames_[newer_] ? sent() : frames_[newer_].start;
     }
 
     template <typename Fn>
@@ -190,12 +191,14 @@ private:
     /// next page, reusing one kept from an earlier frame when there is one.
     ECS_NOINLINE void next_page() {
         Frame& f = frames_[newer_];
-        const size_t index = static_cast<size_t>(sent_ - f.start) / PAGE;
+        const uint64_t id = sent();
+        const size_t index = static_cast<size_t>(id - f.start) / PAGE;
         if (index == f.pages.size()) {
             f.pages.reserve(f.pages.size() + 1); // before allocating the page: nothing leaks if it fails
             f.pages.push_back_unchecked(static_cast<E*>(::operator new(PAGE * sizeof(E), std::align_val_t(alignof(E)))));
         }
-        write_ = f.pages[index];
+        page_id_ = id;
+        page_begin_ = write_ = f.pages[index];
         write_end_ = write_ + PAGE;
     }
 
@@ -203,16 +206,20 @@ private:
     void advance() noexcept {
         Frame& older = frames_[newer_ ^ 1u];
         destroy_range(older, older.start, frames_[newer_].start);
-        older.start = sent_;
+        older.start = sent();
         newer_ ^= 1u;
-        write_ = write_end_ = nullptr; // the next push starts on the new newer frame's first page
+        page_id_ = older.start;
+        page_begin_ = write_ = write_end_ = nullptr; // the next push starts on the frame's first page
     }
 
     Frame frames_[2];
     unsigned newer_ = 0;
-    uint64_t sent_ = 0;
-    E* write_ = nullptr;     ///< next free slot of the newer frame's current page
-    E* write_end_ = nullptr; ///< end of that page
+    // The write position, all a send touches. The number of events sent so far is not stored: it
+    // is page_id_ + (write_ - page_begin_).
+    E* write_ = nullptr;      ///< next free slot of the newer frame's current page
+    E* write_end_ = nullptr;  ///< end of that page
+    E* page_begin_ = nullptr; ///< first slot of that page (nullptr before a frame's first send)
+    uint64_t page_id_ = 0;    ///< id of the event in the page's first slot
 };
 
 /**
