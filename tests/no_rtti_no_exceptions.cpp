@@ -11,6 +11,8 @@
 #include <ecs/config.hpp>
 #include <ecs/ecs.hpp>
 #include <ecs/entity.hpp>
+#include <ecs/events.hpp>
+#include <ecs/executor.hpp>
 #include <ecs/prefab.hpp>
 #include <ecs/serialization.hpp>
 #include <ecs/system.hpp>
@@ -351,6 +353,27 @@ void hierarchy_and_transforms() {
 
 } // namespace
 
+void events() {
+    ecs::World world;
+    ecs::EventReader<Name> reader;
+    world.send(Name("first"));
+    world.update_events();
+    world.send(Name("second"));
+    std::string seen;
+    NRNE_CHECK(reader.read(world, [&](const Name& n) { seen += n.text; }) == 2 && seen == "firstsecond");
+    world.update_events();
+    world.update_events();
+    world.send(Name("dropped"));
+    world.update_events();
+    world.update_events();
+    NRNE_CHECK(reader.read(world, [&](const Name&) {}) == 0 && reader.missed() == 1);
+    world.send(Name("left for the world's destructor"));
+    ecs::InlineExecutor executor;
+    size_t sum = 0;
+    ecs::parallel_for(executor, 5, [&](size_t i) { sum += i; });
+    NRNE_CHECK(sum == 10 && executor.concurrency() == 1);
+}
+
 int main() {
     core_world();
     deferred_and_command_buffer();
@@ -359,6 +382,7 @@ int main() {
     serialization_round_trip();
     systems();
     hierarchy_and_transforms();
+    events();
     NRNE_CHECK(Name::live == 0); // every Name constructed anywhere above was destroyed exactly once
 
     std::printf("ecs %d.%d.%d without RTTI and exceptions (assertions %s): %s\n", ECS_VERSION_MAJOR,

@@ -38,6 +38,7 @@
 #include "detail/std_function.hpp"
 #include "entity.hpp"
 #include "entity_index.hpp"
+#include "events.hpp"
 #include "observers.hpp"
 #include "query.hpp"
 #include "resources.hpp"
@@ -374,6 +375,33 @@ public:
     }
 
     // ----------------------------------------------------------------------------------------------
+    // Events (events.hpp; addition)
+    // ----------------------------------------------------------------------------------------------
+
+    /**
+     * @brief Sends an event of type `bare_t<E>` (moved in, or copied from an lvalue). It stays
+     *        readable by EventReader<E> until the second update_events() after this call. Allowed
+     *        during iteration and from inside a reader's callback.
+     */
+    template <typename E>
+    void send(E&& event) {
+        using T = detail::bare_t<E>;
+        static_assert(std::is_move_constructible_v<T> && std::is_destructible_v<T>, "World::send: event must be move-constructible");
+        events_.send<T>(std::forward<E>(event));
+    }
+    /**
+     * @brief Ends an event frame: destroys the events sent before the previous update_events(), on
+     *        every channel. Complexity: O(event types + events destroyed).
+     * @pre Not called from inside an EventReader's callback (asserted and refused).
+     */
+    void update_events() {
+        const bool done = events_.update();
+        ECS_ASSERT(done, "World::update_events: called while an EventReader reads this world");
+        (void)done;
+    }
+    friend struct detail::EventAccess;
+
+    // ----------------------------------------------------------------------------------------------
     // Observers (observers.hpp)
     // ----------------------------------------------------------------------------------------------
 
@@ -581,6 +609,7 @@ private:
     detail::Observers observers_;
     detail::Resources resources_;
     detail::CommandQueue deferred_;
+    detail::EventRegistry events_; ///< room: events.hpp; a null pointer until the first send
 };
 
 namespace detail {
