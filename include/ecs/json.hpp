@@ -28,8 +28,9 @@
  * it was: the text is checked completely (syntax, then against the fields) before anything is
  * written.
  *
- * Thread-safety: the functions share no state; reading an object while another thread writes it is
- * a data race as usual.
+ * Thread-safety: the functions share no state, so they may run on several threads at once (on
+ * different objects, or reading the same one). They read the C locale's decimal point: do not call
+ * setlocale() on another thread meanwhile.
  */
 #pragma once
 
@@ -391,7 +392,7 @@ private:
         };
         auto in = [](unsigned v, unsigned lo, unsigned hi) { return v >= lo && v <= hi; };
         const unsigned b0 = byte(0), b1 = byte(1);
-        if (in(b0, 0xC2, 0xDF)) return in(b1, 0x80, 0xBF) ? 1 + 1 : 0;
+        if (in(b0, 0xC2, 0xDF)) return in(b1, 0x80, 0xBF) ? 2 : 0;
         unsigned lo = 0x80, hi = 0xBF;
         if (b0 == 0xE0) lo = 0xA0;
         else if (b0 == 0xED) hi = 0x9F; // no UTF-16 surrogates
@@ -716,7 +717,6 @@ private:
     }
 
     bool read_entity(unsigned char* p, bool commit) {
-        static constexpr FieldInfo index_field = describe<uint32_t>("index", 0);
         if (peek() != '{') return type_error("an entity object {\"index\":i,\"generation\":g}");
         const size_t at = pos_;
         ++pos_;
@@ -732,7 +732,7 @@ private:
             if (present[which]) return fail(key_at, "duplicate field '" + path_ + "'");
             present[which] = true;
             unsigned char* target = reinterpret_cast<unsigned char*>(&parts[which]);
-            const bool value_ok = read_integer(index_field.kind, target, true);
+            const bool value_ok = read_integer(FieldKind::uint32, target, true);
             path_.resize(mark);
             return value_ok;
         });
@@ -802,7 +802,8 @@ constexpr V dependent_value(V v) noexcept {
  *
  * Fields absent from the text keep their values. On any error (see the file comment) the object is
  * unchanged and the result carries the message and byte offset.
- * @pre `object` points to a live object of the type `fields` describes. O(size of the text).
+ * @pre `object` points to a live object of the type `fields` describes, and `text` does not point
+ *      into that object (into one of its strings). O(size of the text).
  */
 inline JsonResult from_json(FieldView fields, void* object, std::string_view text) {
     detail::JsonReader reader(text);
