@@ -14,6 +14,7 @@
 #include "prefab.hpp"
 #include "serialization.hpp"
 #include "system.hpp"
+#include "reflect.hpp"
 #include "builtin/transform.hpp"
 #include "builtin/hierarchy.hpp"
 #include "builtin/hierarchy_ops.hpp"
