@@ -10,6 +10,8 @@
 #include <ecs/component.hpp>
 #include <ecs/config.hpp>
 #include <ecs/ecs.hpp>
+#include <ecs/json.hpp>
+#include <ecs/parallel.hpp>
 #include <ecs/entity.hpp>
 #include <ecs/events.hpp>
 #include <ecs/executor.hpp>
@@ -23,6 +25,7 @@
 #include <istream>
 #include <ostream>
 #include <sstream>
+#include <atomic>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -374,7 +377,40 @@ void events() {
     NRNE_CHECK(sum == 10 && executor.concurrency() == 1);
 }
 
+
+// ---- 1.0 additions: queries, introspection, reflection and JSON, a thread pool ----
+namespace nrne {
+struct Speed {
+    float v;
+};
+struct Still {};
+} // namespace nrne
+ECS_REFLECT(nrne::Speed, v)
+
+void queries_reflection_and_pool() {
+    ecs::World w;
+    for (int i = 0; i < 10; ++i) {
+        const ecs::Entity e = w.create_with(nrne::Speed{float(i)});
+        if (i % 2) w.add<nrne::Still>(e);
+    }
+    auto q = w.query<const nrne::Speed>(ecs::Without<nrne::Still>{});
+    size_t rows = 0;
+    q.each_chunk([&](ecs::Chunk& c) { rows += c.size(); });
+    NRNE_CHECK(rows == 5 && q.count() == 5);
+    size_t optional = 0;
+    w.each<ecs::Optional<nrne::Still>>([&](nrne::Still* s) { optional += s != nullptr; });
+    NRNE_CHECK(optional == 5);
+    NRNE_CHECK(ecs::type_name<nrne::Speed>() == "nrne::Speed");
+    const std::string json = ecs::to_json(w, q.first());
+    NRNE_CHECK(json.find("\"v\":0") != std::string::npos);
+    ecs::ThreadPool pool(2);
+    std::atomic<int> sum{0};
+    ecs::parallel_for(pool, 100, [&](size_t i) { sum += int(i); });
+    NRNE_CHECK(sum == 4950);
+}
+
 int main() {
+    queries_reflection_and_pool();
     core_world();
     deferred_and_command_buffer();
     resources_and_observers();

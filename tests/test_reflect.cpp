@@ -2,6 +2,7 @@
 // from_json). The reflection table is process-wide; every type here is used by this file only.
 
 #include <ecs/json.hpp>
+#include <ecs/world.hpp>
 #include <ecs/reflect.hpp>
 
 #include <array>
@@ -714,4 +715,31 @@ TEST_CASE("reflect: numbers do not depend on the C locale's decimal point", "[re
     } else {
         WARN("no locale with a ',' decimal point installed: only the replacement itself was tested");
     }
+}
+
+namespace {
+struct NotReflectedThing {
+    int v = 0;
+};
+} // namespace
+
+TEST_CASE("reflect: entity JSON round trip through the world", "[reflect][json]") {
+    ecs::World w;
+    const ecs::Entity e = w.create_with(RflPos{1, 2}, rfl_game::Inner{}, NotReflectedThing{});
+    const std::string text = ecs::to_json(w, e); // NotReflectedThing is left out
+    CHECK(text.find("\"RflPos\"") != std::string::npos);
+    CHECK(text.find("\"x\":1") != std::string::npos);
+    CHECK(text.find("NotReflectedThing") == std::string::npos);
+    w.get<RflPos>(e).x = 5;
+    REQUIRE(ecs::from_json(w, e, text));
+    CHECK(w.get<RflPos>(e).x == 1.0f);
+    const RflPos before = w.get<RflPos>(e);
+    CHECK_FALSE(ecs::from_json(w, e, R"({"NoSuchComponent":{}})"));
+    CHECK_FALSE(ecs::from_json(w, e, R"({"RflPos":{"x":9,"zz":1}})")); // an unknown field: all or nothing
+    CHECK(w.get<RflPos>(e).x == before.x);
+    const ecs::World& cw = w;
+    CHECK(ecs::to_json(cw, e) == text);
+    w.destroy(e);
+    CHECK(ecs::to_json(w, e) == "null");
+    CHECK_FALSE(ecs::from_json(w, e, "{}"));
 }
