@@ -993,6 +993,85 @@ private:
         }
     }
 
+    /**
+     * The 1.0 query forms for one signature, against the model: `query<Ts..., Optional<O>>(With<W>,
+     * Without<Ex...>)` through a handle (each, each_chunk, count, empty, first), the same terms and
+     * filters through world.each, and read-only through a const World.
+     */
+    template <typename O, typename W, typename... Ts, typename... Ex>
+    void check_rich_query(ecs::Without<Ex...> ex) {
+        ++stats_.queries;
+        const unsigned include = mask_of<Bare<Ts>..., W>();
+        const unsigned exclude = mask_of<Ex...>();
+        const std::string name = "rich query<" + std::to_string(include) + " opt " + std::to_string(mask_of<O>()) +
+                                 " excl " + std::to_string(exclude) + ">";
+        Totals expected;
+        for (uint32_t idx : live_) {
+            const Content& c = slots_[idx].content;
+            if ((c.mask & include) != include || (c.mask & exclude) != 0) continue;
+            ++expected.visits;
+            for (int k = 0; k < K_COUNT; ++k)
+                if ((mask_of<Bare<Ts>...>() >> k) & 1u) expected.weight += model_weight(k, c.get(k));
+            if (c.has(Traits<O>::kind)) expected.weight += model_weight(Traits<O>::kind, c.get(Traits<O>::kind));
+        }
+        ecs::World& w = *world_;
+        auto q = w.query<Ts..., ecs::Optional<O>>(ecs::With<W>{}, ex);
+        std::vector<ecs::Entity> order;
+        Totals got;
+        q.each([&](ecs::Entity e, Ts&... xs, O* o) {
+            order.push_back(e);
+            ++got.visits;
+            got.weight += (0L + ... + Traits<Bare<Ts>>::weight(xs));
+            if (!model_alive(e)) {
+                fail(name + " visited " + describe(e) + " which the model says is dead");
+                return;
+            }
+            const Content& c = slots_[e.index].content;
+            if ((c.mask & exclude) != 0 || (c.mask & include) != include) fail(name + " visited non-matching " + describe(e));
+            if ((o != nullptr) != c.has(Traits<O>::kind)) fail(name + " Optional presence wrong for " + describe(e));
+            if (o != nullptr) {
+                got.weight += Traits<O>::weight(*o);
+                if (!Traits<O>::matches(*o, c.get(Traits<O>::kind))) fail(name + " Optional value wrong for " + describe(e));
+            }
+            const bool ok = (true && ... && Traits<Bare<Ts>>::matches(xs, c.get(Traits<Bare<Ts>>::kind)));
+            if (!ok) fail(name + " passed wrong values for " + describe(e));
+        });
+        if (got.visits != expected.visits || got.weight != expected.weight)
+            fail(name + " handle each: visits " + std::to_string(got.visits) + "/" + std::to_string(expected.visits) +
+                 ", total " + std::to_string(got.weight) + "/" + std::to_string(expected.weight));
+        if (q.count() != order.size()) fail(name + " count() disagrees with each");
+        if (q.empty() != order.empty()) fail(name + " empty() disagrees with each");
+        if (q.first() != (order.empty() ? ecs::INVALID_ENTITY : order.front())) fail(name + " first() is not the first visited");
+
+        // each_chunk: the same rows in the same order, columns at the entities' addresses.
+        std::vector<ecs::Entity> chunk_order;
+        q.each_chunk([&](ecs::Chunk& chunk) {
+            if (chunk.size() == 0) fail(name + " each_chunk passed an empty chunk");
+            O* opt = chunk.get<O>();
+            for (size_t i = 0; i < chunk.size(); ++i) {
+                const ecs::Entity e = chunk.entities()[i];
+                chunk_order.push_back(e);
+                const bool addresses_ok =
+                    (true && ... && (chunk.get<Bare<Ts>>() != nullptr &&
+                                     (ecs::detail::is_tag_v<Bare<Ts>> ||
+                                      chunk.get<Bare<Ts>>() + i == w.try_get<Bare<Ts>>(e))));
+                if (!addresses_ok) fail(name + " each_chunk column address wrong for " + describe(e));
+                if ((opt != nullptr) != w.has<O>(e)) fail(name + " each_chunk Optional column wrong for " + describe(e));
+            }
+        });
+        if (chunk_order != order) fail(name + " each_chunk order differs from each");
+
+        // world.each with the same terms and filters; a const World with read-only terms.
+        std::vector<ecs::Entity> world_order;
+        w.each<Ts..., ecs::Optional<O>>(ecs::With<W>{}, ex, [&](ecs::Entity e, Ts&..., O*) { world_order.push_back(e); });
+        if (world_order != order) fail(name + " world.each order differs from the handle's");
+        const ecs::World& cw = w;
+        size_t const_visits = 0;
+        cw.each<const Bare<Ts>..., ecs::Optional<const O>>(ecs::With<W>{}, ex,
+                                                          [&](const Bare<Ts>&..., const O*) { ++const_visits; });
+        if (const_visits != order.size()) fail(name + " const World each visited a different number");
+    }
+
     void op_queries() {
         last_op_ = "queries";
         check_query<>(ecs::Exclude<>{});
@@ -1007,6 +1086,11 @@ private:
         check_query<>(ecs::Exclude<ModelPod>{});
         check_query<ModelAligned, std::string, ModelMoveOnly, ModelNoDefault, ModelPod, ModelTag, ModelEmptyCounted>(
             ecs::Exclude<>{});
+        check_rich_query<ModelPod, ModelTag, std::string>(ecs::Without<ModelMoveOnly>{});
+        check_rich_query<ModelAligned, ModelPod, ModelNoDefault>(ecs::Without<>{});
+        check_rich_query<ModelTag, ModelEmptyCounted, ModelMoveOnly>(ecs::Without<ModelBig, ModelPod>{});
+        check_rich_query<std::string, ModelAligned>(ecs::Without<ModelTag>{});
+        check_rich_query<ModelBig, ModelNoDefault, ModelNoDefault, const ModelAligned>(ecs::Without<ModelEmptyCounted>{});
 
         // single<>: exactly when the model has one match.
         const Totals t = model_totals<ModelAligned, ModelPod>(0);
