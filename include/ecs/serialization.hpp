@@ -572,7 +572,9 @@ inline uint64_t get_u64(const unsigned char* p) noexcept {
  * of snapshot format 2. Detects every error burst up to 32 bits long, so every single flipped bit.
  * Portable: table-driven, eight bytes per step ("slicing by 8"; tables built once, thread-safe).
  * x86-64 with g++/clang++: the SSE4.2 crc32 instruction where the CPU has it (same polynomial,
- * same result), chosen at run time, no compiler flag needed.
+ * same result), chosen at run time, no compiler flag needed; three interleaved streams hide the
+ * instruction's latency, and are joined with the "append LANE zero bytes" operator (the CRC
+ * register is linear: crc(A B) = shift_|B|(crc(A)) ^ crc_from_0(B)).
  */
 class Crc32c {
 public:
@@ -587,16 +589,41 @@ public:
     }
 
 private:
+    static constexpr uint32_t POLY = 0x82F63B78u;
+    static constexpr size_t LANE = 4096; ///< bytes per stream and round of the interleaved loop
+
+    /// `matrix` (32 columns over GF(2)) applied to `v`.
+    static uint32_t times(const uint32_t* matrix, uint32_t v) noexcept {
+        uint32_t sum = 0;
+        for (size_t i = 0; v != 0; ++i, v >>= 1)
+            if (v & 1u) sum ^= matrix[i];
+        return sum;
+    }
+
     struct Tables {
         uint32_t t[8][256];
+        uint32_t shift_lane[32]; ///< the register after LANE zero bytes, as a matrix
         Tables() noexcept {
             for (uint32_t i = 0; i < 256; ++i) {
                 uint32_t c = i;
-                for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
+                for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (POLY & (0u - (c & 1u)));
                 t[0][i] = c;
             }
             for (uint32_t i = 0; i < 256; ++i)
                 for (size_t k = 1; k < 8; ++k) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFFu];
+            // One zero bit, then squared: 2, 4, ... bits, until LANE bytes.
+            uint32_t a[32], b[32];
+            a[0] = POLY;
+            for (size_t n = 1; n < 32; ++n) a[n] = 1u << (n - 1);
+            uint32_t* from = a;
+            uint32_t* to = b;
+            for (size_t bits = 1; bits < LANE * 8; bits *= 2) {
+                for (size_t n = 0; n < 32; ++n) to[n] = times(from, from[n]);
+                uint32_t* swap = from;
+                from = to;
+                to = swap;
+            }
+            for (size_t n = 0; n < 32; ++n) shift_lane[n] = from[n];
         }
     };
     static const Tables& tables() noexcept {
@@ -618,6 +645,23 @@ private:
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     __attribute__((target("sse4.2"))) static uint32_t step_sse42(uint32_t crc, const unsigned char* p, size_t n) noexcept {
+        if (n >= 3 * LANE) {
+            const uint32_t* shift = tables().shift_lane;
+            for (; n >= 3 * LANE; p += 3 * LANE, n -= 3 * LANE) {
+                unsigned long long c0 = crc, c1 = 0, c2 = 0;
+                for (size_t i = 0; i < LANE; i += 8) {
+                    unsigned long long v0, v1, v2;
+                    std::memcpy(&v0, p + i, 8);
+                    std::memcpy(&v1, p + LANE + i, 8);
+                    std::memcpy(&v2, p + 2 * LANE + i, 8);
+                    c0 = __builtin_ia32_crc32di(c0, v0);
+                    c1 = __builtin_ia32_crc32di(c1, v1);
+                    c2 = __builtin_ia32_crc32di(c2, v2);
+                }
+                crc = times(shift, static_cast<uint32_t>(c0)) ^ static_cast<uint32_t>(c1);
+                crc = times(shift, crc) ^ static_cast<uint32_t>(c2);
+            }
+        }
         unsigned long long c = crc;
         for (; n >= 8; p += 8, n -= 8) {
             unsigned long long v;
@@ -795,6 +839,13 @@ private:
     uint64_t left_;
     bool source_short_ = false;
     char buffer_[4096];
+};
+
+/// The get area of any streambuf (the bytes it already holds in memory), read through pointers to
+/// its protected members: naming them through a derived class is what the language allows.
+struct GetArea : std::streambuf {
+    static const char* next(std::streambuf* sb) noexcept { return (sb->*&GetArea::gptr)(); }
+    static const char* end(std::streambuf* sb) noexcept { return (sb->*&GetArea::egptr)(); }
 };
 
 /// Little-endian reader over a streambuf whose remaining size is known: every read is checked
@@ -1018,10 +1069,20 @@ private:
 
     /// Reads the body and its checksum once, compares, and seeks back to the body's first byte.
     /// The source is seekable here: deserialize() measured it, or copied it into a MemoryStreamBuf.
+    /// When the stream already holds the whole body in memory (std::istringstream, a snapshot read
+    /// from a pipe, any buffer over memory), the checksum runs over that memory: no copy, no seek.
     bool verify_body() {
         using Pos = std::streambuf::pos_type;
         std::streambuf* sb = in_.source();
         const uint64_t body_at = in_.offset();
+        const char* next = GetArea::next(sb);
+        if (uint64_t(GetArea::end(sb) - next) >= body_length_ + 4 && body_length_ + 4 > body_length_) {
+            const uint32_t stored = get_u32(reinterpret_cast<const unsigned char*>(next) + body_length_);
+            if (Crc32c::of(next, static_cast<size_t>(body_length_)) != stored)
+                return fail(DeserializeError::checksum_mismatch, body_at + body_length_,
+                            "body checksum mismatch (the snapshot is damaged)");
+            return true;
+        }
         const Pos here = sb->pubseekoff(0, std::ios_base::cur, std::ios_base::in);
         if (here == Pos(std::streambuf::off_type(-1))) return truncated(body_at, "input cannot seek back to the body");
         Crc32c crc;
