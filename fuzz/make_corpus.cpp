@@ -34,7 +34,8 @@ std::string snapshot_v1(const ecs::World& w) {
 
 /// Both formats of `w`: <name>.bin (format 2) and <name>_v1.bin.
 bool write_snapshots(const std::string& dir, const std::string& name, const ecs::World& w) {
-    return write_file(dir + "/" + name + ".bin", snapshot(w)) && write_file(dir + "/" + name + "_v1.bin", snapshot_v1(w));
+    return write_file(dir + "/" + name + ".bin", snapshot(w)) &&
+           write_file(dir + "/" + name + "_v1.bin", snapshot_v1(w));
 }
 
 } // namespace

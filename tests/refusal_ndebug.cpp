@@ -4,7 +4,7 @@
 // so only refusals checked in every build, like structural changes during iteration, reach it.)
 // Built as its own small executable (tests/CMakeLists.txt: ecs_refusal_ndebug).
 #ifndef NDEBUG
-#  define NDEBUG
+#    define NDEBUG
 #endif
 #include <ecs/world.hpp>
 
@@ -33,8 +33,8 @@ int main() {
         w.destroy(self); // refused: no assertion in this build, but the handler hears of it
         refused_inside += w.create() == ecs::INVALID_ENTITY ? 1 : 0;
     });
-    const bool ok = calls == 2 && refused_inside == 1 && std::strstr(last, "World::create") == last && w.alive(e) &&
-                    w.count() == 1;
+    const bool ok =
+        calls == 2 && refused_inside == 1 && std::strstr(last, "World::create") == last && w.alive(e) && w.count() == 1;
     std::printf("refusal handler under NDEBUG: %d calls, last \"%s\": %s\n", calls, last, ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }

@@ -1785,7 +1785,8 @@ TEST_CASE("serialization: bad resource tables are reported and leak nothing", "[
     SECTION("a well-formed hand-built format 2 snapshot loads") {
         std::string res;
         put32(res, 2);
-        resource_entry(res, "ser.res.Gravity", sizeof(SerGravity), std::string(reinterpret_cast<const char*>(&kGravity), sizeof kGravity));
+        const std::string gravity(reinterpret_cast<const char*>(&kGravity), sizeof kGravity);
+        resource_entry(res, "ser.res.Gravity", sizeof(SerGravity), gravity);
         resource_entry(res, "ser.res.Counted", sizeof(SerCounted), counted_bytes({5}));
         ecs::World w;
         const ecs::DeserializeResult r = load(w, frame_v2(body, res));
@@ -1815,7 +1816,8 @@ TEST_CASE("serialization: bad resource tables are reported and leak nothing", "[
         expect_error(with_resources(1, {entry("ser.res.Gravity", 8, "12345678")}), E::element_size_mismatch);
     }
     SECTION("memcpy resource with the wrong byte length") {
-        expect_error(with_resources(1, {entry("ser.res.Gravity", sizeof(SerGravity), "1234")}), E::column_size_mismatch);
+        expect_error(with_resources(1, {entry("ser.res.Gravity", sizeof(SerGravity), "1234")}),
+                     E::column_size_mismatch);
     }
     SECTION("a resource deserializer that fails, after another was constructed") {
         expect_error(with_resources(2, {counted, entry("ser.res.Settings", sizeof(SerSettings), "\x01")}),
@@ -1824,7 +1826,8 @@ TEST_CASE("serialization: bad resource tables are reported and leak nothing", "[
     SECTION("a resource deserializer that leaves bytes unread") {
         std::string payload = counted_bytes({1});
         payload += "xx";
-        expect_error(with_resources(1, {entry("ser.res.Counted", sizeof(SerCounted), payload)}), E::column_size_mismatch);
+        expect_error(with_resources(1, {entry("ser.res.Counted", sizeof(SerCounted), payload)}),
+                     E::column_size_mismatch);
     }
     SECTION("bad name length") { expect_error(with_resources(1, {entry("", 4, "abcd")}), E::bad_name); }
     SECTION("count above what the body holds") { expect_error(with_resources(1000, {counted}), E::truncated); }

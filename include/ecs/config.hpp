@@ -82,7 +82,9 @@ namespace detail {
 // plain pointer (sparing every translation unit the parse of <atomic>); other compilers std::atomic.
 #if defined(__GNUC__) || defined(__clang__)
 inline RefusalHandler refusal_handler_slot = nullptr; ///< only accessed through __atomic builtins
-inline RefusalHandler load_refusal_handler() noexcept { return __atomic_load_n(&refusal_handler_slot, __ATOMIC_ACQUIRE); }
+inline RefusalHandler load_refusal_handler() noexcept {
+    return __atomic_load_n(&refusal_handler_slot, __ATOMIC_ACQUIRE);
+}
 inline RefusalHandler exchange_refusal_handler(RefusalHandler handler) noexcept {
     return __atomic_exchange_n(&refusal_handler_slot, handler, __ATOMIC_ACQ_REL);
 }

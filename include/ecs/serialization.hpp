@@ -578,7 +578,9 @@ inline uint64_t get_u64(const unsigned char* p) noexcept {
  */
 class Crc32c {
 public:
-    void update(const void* data, size_t n) noexcept { state_ = step(state_, static_cast<const unsigned char*>(data), n); }
+    void update(const void* data, size_t n) noexcept {
+        state_ = step(state_, static_cast<const unsigned char*>(data), n);
+    }
     [[nodiscard]] uint32_t value() const noexcept { return state_ ^ 0xFFFFFFFFu; }
 
     /// CRC-32C of `n` bytes.
@@ -644,7 +646,8 @@ private:
     }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    __attribute__((target("sse4.2"))) static uint32_t step_sse42(uint32_t crc, const unsigned char* p, size_t n) noexcept {
+    __attribute__((target("sse4.2"))) static uint32_t step_sse42(uint32_t crc, const unsigned char* p,
+                                                                  size_t n) noexcept {
         if (n >= 3 * LANE) {
             const uint32_t* shift = tables().shift_lane;
             for (; n >= 3 * LANE; p += 3 * LANE, n -= 3 * LANE) {
@@ -1095,8 +1098,10 @@ private:
             left -= want;
         }
         unsigned char stored[4];
-        if (sb->sgetn(reinterpret_cast<char*>(stored), 4) != 4) return truncated(body_at + body_length_, "missing body checksum");
-        if (sb->pubseekpos(here, std::ios_base::in) != here) return truncated(body_at, "input cannot seek back to the body");
+        if (sb->sgetn(reinterpret_cast<char*>(stored), 4) != 4)
+            return truncated(body_at + body_length_, "missing body checksum");
+        if (sb->pubseekpos(here, std::ios_base::in) != here)
+            return truncated(body_at, "input cannot seek back to the body");
         if (crc.value() != get_u32(stored))
             return fail(DeserializeError::checksum_mismatch, body_at + body_length_,
                         "body checksum mismatch (the snapshot is damaged)");
@@ -1348,7 +1353,8 @@ private:
         std::string name(length, '\0');
         if (!in_.raw(&name[0], length)) return truncated(name_at, "resource name cut short");
         const ResourceRegistration* reg = resource_registry().find(name);
-        if (reg == nullptr) return fail(DeserializeError::unknown_resource, name_at, "unknown resource name \"" + name + "\"");
+        if (reg == nullptr)
+            return fail(DeserializeError::unknown_resource, name_at, "unknown resource name \"" + name + "\"");
         for (const PendingResource& p : resources_)
             if (p.registration == reg)
                 return fail(DeserializeError::duplicate_resource, name_at, "resource \"" + name + "\" listed twice");
@@ -1367,7 +1373,8 @@ private:
             return fail(DeserializeError::column_size_mismatch, at,
                         "resource \"" + name + "\" has " + std::to_string(bytes) + " bytes for one object of " +
                             std::to_string(reg->element_size));
-        resources_.push_back(PendingResource{reg, ::operator new(reg->element_size, std::align_val_t(reg->align)), false});
+        void* storage = ::operator new(reg->element_size, std::align_val_t(reg->align));
+        resources_.push_back(PendingResource{reg, storage, false});
         PendingResource& pending = resources_.back();
         if (reg->bulk) {
             if (!in_.raw(pending.storage, bytes)) return truncated(at + 8, "resource data cut short");
@@ -1379,7 +1386,8 @@ private:
         reg->deserialize(object_in, pending.storage);
         if (object_in.fail()) {
             if (limited.source_short()) return truncated(at + 8, "resource data cut short");
-            return fail(DeserializeError::deserializer_failed, at + 8, "deserializer of resource \"" + name + "\" failed");
+            return fail(DeserializeError::deserializer_failed, at + 8,
+                        "deserializer of resource \"" + name + "\" failed");
         }
         pending.constructed = true;
         if (!limited.exhausted())

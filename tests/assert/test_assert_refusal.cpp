@@ -25,7 +25,9 @@ std::vector<std::string>& refusals() {
     static std::vector<std::string> list;
     return list;
 }
-void record_refusal(const char* message) { refusals().push_back(message); }
+void record_refusal(const char* message) {
+    refusals().push_back(message);
+}
 void other_handler(const char*) {}
 
 /// Installs record_refusal for one test and restores the previous handler afterwards.
@@ -51,8 +53,7 @@ TEST_CASE("refusal: set_refusal_handler returns the previous handler", "[assert]
     CHECK(ecs::set_refusal_handler(original) == nullptr);
 }
 
-TEST_CASE("refusal: get on a dead entity calls the handler with a message naming the function",
-          "[assert][refusal]") {
+TEST_CASE("refusal: get on a dead entity calls the handler with a message naming the function", "[assert][refusal]") {
     HandlerScope scope;
     ecs::World w;
     const ecs::Entity e = w.create_with(RefPos{1, 2});
@@ -103,8 +104,12 @@ TEST_CASE("refusal: no handler, no call; successful operations never call it", "
 
 namespace {
 std::atomic<int> threaded_calls{0};
-void count_refusal(const char*) { threaded_calls.fetch_add(1, std::memory_order_relaxed); }
-void count_refusal_too(const char*) { threaded_calls.fetch_add(1, std::memory_order_relaxed); }
+void count_refusal(const char*) {
+    threaded_calls.fetch_add(1, std::memory_order_relaxed);
+}
+void count_refusal_too(const char*) {
+    threaded_calls.fetch_add(1, std::memory_order_relaxed);
+}
 } // namespace
 
 TEST_CASE("refusal: the handler may be swapped while other threads are refused", "[assert][refusal]") {
