@@ -3,6 +3,10 @@
  * @brief Binary snapshots of N entities of trivially copyable components (Position, Velocity,
  *        Health) through preallocated in-memory stream buffers, against a plain memcpy of the same
  *        number of bytes. Compiled only when <ecs/serialization.hpp> exists.
+ *
+ * Format 2 against format 1 (addition, 1.0): BM_Deserialize_Format1 / _Format2 load the same world
+ * (N entities with Position and Velocity) from a snapshot in each format, so the cost of verifying
+ * the CRC-32C checksums reads as the ratio Format2 / Format1 (target <= 1.2); likewise for writing.
  */
 #if __has_include(<ecs/serialization.hpp>)
 
@@ -137,6 +141,68 @@ void BM_Deserialize(benchmark::State& state) {
     state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(sink.size()));
 }
 ECS_BENCH_RANGE_MANUAL(BM_Deserialize);
+
+void populate_pv(ecs::World& world, size_t n) {
+    for (size_t i = 0; i < n; ++i) (void)world.create_with(position_of(i), velocity_of(i));
+}
+
+void write_format(const ecs::World& world, std::ostream& out, uint32_t version) {
+    if (version == ecs::SNAPSHOT_FORMAT_VERSION) ecs::serialize(world, out);
+    else ecs::detail::write_snapshot(world, out, version);
+}
+
+template <uint32_t Version>
+void BM_Serialize_Format(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    register_components();
+    ecs::World world;
+    populate_pv(world, n);
+    BufferSink sink(n * 40);
+    std::ostream out(&sink);
+    for (auto _ : state) {
+        sink.reset();
+        out.clear();
+        write_format(world, out, Version);
+        benchmark::DoNotOptimize(sink.data());
+    }
+    state.counters["bytes"] = static_cast<double>(sink.size());
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+    state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(sink.size()));
+}
+void BM_Serialize_Format1(benchmark::State& state) { BM_Serialize_Format<1>(state); }
+void BM_Serialize_Format2(benchmark::State& state) { BM_Serialize_Format<2>(state); }
+ECS_BENCH_RANGE(BM_Serialize_Format1);
+ECS_BENCH_RANGE(BM_Serialize_Format2);
+
+template <uint32_t Version>
+void BM_Deserialize_Format(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    register_components();
+    BufferSink sink(n * 40);
+    {
+        ecs::World world;
+        populate_pv(world, n);
+        std::ostream out(&sink);
+        write_format(world, out, Version);
+    }
+    for (auto _ : state) {
+        ecs::World world;
+        BufferSource source(sink.data(), sink.size());
+        std::istream in(&source);
+        const PhaseTimer timer;
+        const ecs::DeserializeResult r = ecs::deserialize(world, in);
+        state.SetIterationTime(timer.seconds());
+        if (!r) state.SkipWithError(r.message.c_str());
+        benchmark::DoNotOptimize(world.count());
+    }
+    state.counters["bytes"] = static_cast<double>(sink.size());
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+    state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(sink.size()));
+}
+void BM_Deserialize_Format1(benchmark::State& state) { BM_Deserialize_Format<1>(state); }
+void BM_Deserialize_Format2(benchmark::State& state) { BM_Deserialize_Format<2>(state); }
+ECS_BENCH_RANGE_MANUAL(BM_Deserialize_Format1);
+ECS_BENCH_RANGE_MANUAL(BM_Deserialize_Format2);
 
 /// Baseline: memcpy of as many bytes as the snapshot of N entities takes, between two touched buffers.
 void BM_Raw_SnapshotMemcpy(benchmark::State& state) {

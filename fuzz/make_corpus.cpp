@@ -1,8 +1,11 @@
 // Regenerates the seed corpus committed under fuzz/corpus/:  fuzz_make_corpus <path to fuzz/corpus>
-//   fuzz_deserialize/  snapshots of small worlds using every model kind (see tests/test_model.cpp)
+//   fuzz_deserialize/  snapshots of small worlds using every model kind (see tests/test_model.cpp), in
+//                      format 2 (with resources) and, as *_v1.bin, in format 1 (no checksum: mutations
+//                      reach the parser directly; fuzz_deserialize also repairs the checksums of format 2)
 //   fuzz_ops/          deterministic pseudo-random byte strings, one per hook set-up (first byte % 4)
 #define ECS_MODEL_NO_TESTS
 #include "../tests/test_model.cpp"
+#include "fuzz_resources.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -23,6 +26,18 @@ std::string snapshot(const ecs::World& w) {
     return out.str();
 }
 
+std::string snapshot_v1(const ecs::World& w) {
+    std::ostringstream out;
+    ecs::detail::write_snapshot(w, out, 1);
+    return out.str();
+}
+
+/// Both formats of `w`: <name>.bin (format 2) and <name>_v1.bin.
+bool write_snapshots(const std::string& dir, const std::string& name, const ecs::World& w) {
+    return write_file(dir + "/" + name + ".bin", snapshot(w)) &&
+           write_file(dir + "/" + name + "_v1.bin", snapshot_v1(w));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -32,11 +47,13 @@ int main(int argc, char** argv) {
     }
     const std::string root = argv[1];
     register_model_components();
+    register_fuzz_resources();
     bool ok = true;
+    const std::string snapshots = root + "/fuzz_deserialize";
 
     {
         ecs::World empty;
-        ok &= write_file(root + "/fuzz_deserialize/empty.bin", snapshot(empty));
+        ok &= write_snapshots(snapshots, "empty", empty);
     }
     {
         // Every kind, short and long strings, dead slots (free list), a small hierarchy.
@@ -54,13 +71,15 @@ int main(int argc, char** argv) {
         ecs::set_parent(w, es[2], es[1]);
         ecs::set_parent(w, es[3], es[1]);
         ecs::set_parent(w, es[4], es[3]);
-        ok &= write_file(root + "/fuzz_deserialize/all_kinds.bin", snapshot(w));
+        w.set_resource(FuzzClock{42, 0.5f});
+        w.set_resource(FuzzLabel{"ab"});
+        ok &= write_snapshots(snapshots, "all_kinds", w);
     }
     {
         // Trivially copyable columns only (written as whole blocks).
         ecs::World w;
         for (int i = 0; i < 5; ++i) (void)w.create_with(ModelPod{i, 0.5f * static_cast<float>(i)}, ModelTag{});
-        ok &= write_file(root + "/fuzz_deserialize/pods.bin", snapshot(w));
+        ok &= write_snapshots(snapshots, "pods", w);
     }
     {
         uint64_t state = 0x2545F4914F6CDD1Dull;

@@ -303,3 +303,160 @@ TEST_CASE("transform: propagation is repeatable and leaves the world consistent"
     CHECK(composed);
     CHECK(w.check_invariants());
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Math (addition, 1.0): Vec2, Vec3, Quat and Mat4::compose / rotation / scale / translation
+// ---------------------------------------------------------------------------------------------------
+
+namespace {
+
+using ecs::Quat;
+using ecs::Vec2;
+
+constexpr float kPi = 3.14159265358979323846f;
+
+bool near(const Quat& a, const Quat& b, float eps = 1e-5f) {
+    return near(a.x, b.x, eps) && near(a.y, b.y, eps) && near(a.z, b.z, eps) && near(a.w, b.w, eps);
+}
+bool near(const Mat4& a, const Mat4& b, float eps = 1e-5f) {
+    for (size_t i = 0; i < 16; ++i)
+        if (!near(a.m[i], b.m[i], eps)) return false;
+    return true;
+}
+
+// Plain data, laid out like glm::vec2/vec3/quat and XMFLOAT2/3/4.
+static_assert(std::is_standard_layout_v<Vec2> && std::is_trivially_copyable_v<Vec2>, "Vec2 is plain data");
+static_assert(std::is_standard_layout_v<Vec3> && std::is_trivially_copyable_v<Vec3>, "Vec3 is plain data");
+static_assert(std::is_standard_layout_v<Quat> && std::is_trivially_copyable_v<Quat>, "Quat is plain data");
+static_assert(sizeof(Vec2) == 2 * sizeof(float) && alignof(Vec2) == alignof(float), "Vec2 layout");
+static_assert(sizeof(Vec3) == 3 * sizeof(float) && alignof(Vec3) == alignof(float), "Vec3 layout");
+static_assert(sizeof(Quat) == 4 * sizeof(float) && alignof(Quat) == alignof(float), "Quat layout");
+static_assert(offsetof(Vec2, x) == 0 && offsetof(Vec2, y) == 4, "Vec2 members in order");
+static_assert(offsetof(Vec3, x) == 0 && offsetof(Vec3, y) == 4 && offsetof(Vec3, z) == 8, "Vec3 members in order");
+static_assert(offsetof(Quat, x) == 0 && offsetof(Quat, y) == 4 && offsetof(Quat, z) == 8 && offsetof(Quat, w) == 12,
+              "Quat stored x, y, z, w");
+static_assert(Quat::identity() == Quat{0, 0, 0, 1} && Quat{} == Quat::identity(), "default Quat is the identity");
+static_assert(ecs::cross(Vec3{1, 0, 0}, Vec3{0, 1, 0}) == Vec3{0, 0, 1}, "right-handed cross product");
+static_assert(Mat4::compose(Vec3{}, Quat{}, Vec3{1, 1, 1}) == Mat4::identity(), "compose of nothing is the identity");
+
+} // namespace
+
+TEST_CASE("math: Vec2 and Vec3 arithmetic, dot, cross, length, normalized", "[transform][math]") {
+    const Vec3 a{1, 2, 3}, b{4, -5, 6};
+    CHECK(a + b == Vec3{5, -3, 9});
+    CHECK(a - b == Vec3{-3, 7, -3});
+    CHECK(-a == Vec3{-1, -2, -3});
+    CHECK(a * 2.0f == Vec3{2, 4, 6});
+    CHECK(2.0f * a == Vec3{2, 4, 6});
+    CHECK(b / 2.0f == Vec3{2, -2.5f, 3});
+    Vec3 c = a;
+    c += b;
+    c -= Vec3{1, 1, 1};
+    c *= 0.5f;
+    CHECK(c == Vec3{2, -2, 4});
+    CHECK(ecs::dot(a, b) == 12.0f);
+    CHECK(ecs::cross(a, b) == Vec3{27, 6, -13});
+    CHECK(ecs::dot(ecs::cross(a, b), a) == 0.0f); // perpendicular to both
+    CHECK(Vec3{3, 4, 12}.length() == 13.0f);
+    CHECK(ecs::length(Vec3{3, 4, 12}) == 13.0f);
+    CHECK(near(Vec3{3, 4, 12}.normalized(), Vec3{3.0f / 13, 4.0f / 13, 12.0f / 13}));
+    CHECK(near(ecs::normalized(Vec3{0, 0, -7}), Vec3{0, 0, -1}));
+    CHECK(Vec3{}.normalized() == Vec3{}); // zero stays zero, no NaN
+
+    const Vec2 p{3, 4}, q{-1, 2};
+    CHECK(p + q == Vec2{2, 6});
+    CHECK(p - q == Vec2{4, 2});
+    CHECK(p * 2.0f == Vec2{6, 8});
+    CHECK(0.5f * p == Vec2{1.5f, 2});
+    CHECK(ecs::dot(p, q) == 5.0f);
+    CHECK(p.length() == 5.0f);
+    CHECK(ecs::length(p) == 5.0f);
+    CHECK(p.normalized() == Vec2{0.6f, 0.8f});
+    CHECK(Vec2{}.normalized() == Vec2{});
+    CHECK(Vec2{} == Vec2{0, 0});
+}
+
+TEST_CASE("math: quaternion rotation of vectors matches known values", "[transform][math]") {
+    const float quarter = kPi / 2;
+    const Quat z90 = Quat::from_axis_angle(Vec3{0, 0, 1}, quarter);
+    CHECK(near(z90, Quat{0, 0, std::sqrt(0.5f), std::sqrt(0.5f)}));
+    CHECK(near(z90.rotate(Vec3{1, 0, 0}), Vec3{0, 1, 0})); // 90 degrees about z maps x to y
+    CHECK(near(z90.rotate(Vec3{0, 1, 0}), Vec3{-1, 0, 0}));
+    CHECK(near(z90.rotate(Vec3{0, 0, 1}), Vec3{0, 0, 1}));
+    CHECK(near(Quat::from_axis_angle(Vec3{1, 0, 0}, quarter).rotate(Vec3{0, 1, 0}), Vec3{0, 0, 1}));
+    CHECK(near(Quat::from_axis_angle(Vec3{0, 1, 0}, quarter).rotate(Vec3{0, 0, 1}), Vec3{1, 0, 0}));
+    // The axis need not be unit length; a zero axis is the identity.
+    CHECK(near(Quat::from_axis_angle(Vec3{0, 0, 5}, quarter), z90));
+    CHECK(Quat::from_axis_angle(Vec3{}, 1.0f) == Quat::identity());
+    // 120 degrees about (1,1,1) cycles the axes.
+    const Quat cycle = Quat::from_axis_angle(Vec3{1, 1, 1}, 2 * kPi / 3);
+    CHECK(near(cycle.rotate(Vec3{1, 0, 0}), Vec3{0, 1, 0}));
+    CHECK(near(cycle.rotate(Vec3{0, 1, 0}), Vec3{0, 0, 1}));
+    // Rotations keep lengths.
+    CHECK(near(cycle.rotate(Vec3{3, -4, 12}).length(), 13.0f, 1e-4f));
+}
+
+TEST_CASE("math: identity, composition, conjugate and normalized", "[transform][math]") {
+    const Quat a = Quat::from_axis_angle(Vec3{0, 0, 1}, 0.7f);
+    const Quat b = Quat::from_axis_angle(Vec3{1, 2, -1}, -1.3f);
+    const Vec3 v{0.5f, -2, 3};
+    CHECK(Quat::identity().rotate(v) == v);
+    CHECK(Quat::identity() * a == a);
+    CHECK(a * Quat::identity() == a);
+    // Composition: b first, then a.
+    CHECK(near((a * b).rotate(v), a.rotate(b.rotate(v))));
+    // Two quarter turns about z are a half turn.
+    const Quat z90 = Quat::from_axis_angle(Vec3{0, 0, 1}, kPi / 2);
+    CHECK(near((z90 * z90).rotate(Vec3{1, 0, 0}), Vec3{-1, 0, 0}));
+    Quat acc = Quat::identity();
+    acc *= z90;
+    acc *= z90;
+    CHECK(near(acc, z90 * z90));
+    // The conjugate undoes a rotation.
+    CHECK(near((a.conjugate() * a), Quat::identity()));
+    CHECK(near(b.conjugate().rotate(b.rotate(v)), v));
+    // normalized() restores unit length; zero gives the identity.
+    const Quat drifted{0, 0, 2, 2};
+    CHECK(near(drifted.normalized(), z90));
+    CHECK(near(ecs::normalized(drifted).length(), 1.0f));
+    CHECK(near(ecs::length(a), 1.0f));
+    CHECK(near(ecs::dot(a, a), 1.0f));
+    CHECK(Quat{0, 0, 0, 0}.normalized() == Quat::identity());
+}
+
+TEST_CASE("math: compose equals translation * rotation * scale", "[transform][math]") {
+    const Vec3 position{3, -1, 7};
+    const Quat rotation = Quat::from_axis_angle(Vec3{1, 2, 3}, 0.9f);
+    const Vec3 scale{2, 0.5f, -3};
+    const Mat4 composed = Mat4::compose(position, rotation, scale);
+    const Mat4 product = Mat4::translation(position) * Mat4::rotation(rotation) * Mat4::scale(scale);
+    CHECK(near(composed, product));
+    // Applied to a point: scale, then rotate, then translate.
+    const Vec3 p{1, 2, 3};
+    const Vec3 expected = rotation.rotate(Vec3{p.x * scale.x, p.y * scale.y, p.z * scale.z}) + position;
+    CHECK(near(composed.transform_point(p), expected, 1e-4f));
+    CHECK(composed.position() == position);
+    // The Vec3 factors equal the float ones.
+    CHECK(Mat4::translation(position) == Mat4::translation(3, -1, 7));
+    CHECK(Mat4::scale(scale) == Mat4::scale(2, 0.5f, -3));
+    // rotation(Quat) agrees with the axis rotations and with Quat::rotate.
+    CHECK(near(Mat4::rotation(Quat::from_axis_angle(Vec3{0, 0, 1}, 0.4f)), Mat4::rotation_z(0.4f)));
+    CHECK(near(Mat4::rotation(Quat::from_axis_angle(Vec3{1, 0, 0}, -1.1f)), Mat4::rotation_x(-1.1f)));
+    CHECK(near(Mat4::rotation(Quat::from_axis_angle(Vec3{0, 1, 0}, 2.5f)), Mat4::rotation_y(2.5f)));
+    CHECK(near(Mat4::rotation(rotation).transform_vector(p), rotation.rotate(p)));
+    CHECK(Mat4::rotation(Quat::identity()) == Mat4::identity());
+    // Composition of quaternions is the product of their matrices.
+    const Quat other = Quat::from_axis_angle(Vec3{-1, 0, 2}, 1.7f);
+    CHECK(near(Mat4::rotation(rotation * other), Mat4::rotation(rotation) * Mat4::rotation(other)));
+}
+
+TEST_CASE("math: a LocalTransform built from position, rotation and scale propagates", "[transform][math]") {
+    World w;
+    const Entity parent = w.create_with(
+        LocalTransform{Mat4::compose(Vec3{10, 0, 0}, Quat::from_axis_angle(Vec3{0, 0, 1}, kPi / 2), Vec3{2, 2, 2})},
+        WorldTransform{});
+    const Entity child = w.create_with(LocalTransform{Mat4::translation(Vec3{1, 0, 0})}, WorldTransform{});
+    ecs::set_parent(w, child, parent);
+    ecs::propagate_transforms(w);
+    CHECK(near(world_pos(w, child), Vec3{10, 2, 0}));
+}

@@ -42,8 +42,12 @@ int main() {
 
     // A sun at (10, 0, 0); an earth 4 units from the sun, a quarter turn around it; a moon 1 unit
     // from the earth. Local matrices compose right to left: rotate about the parent, then offset.
+    // Mat4::compose(position, rotation, scale) builds the same kind of matrix from its parts: the earth
+    // sits at (0, 4, 0) from the sun, turned a quarter about z, so its moon ends up at (0, 5, 0).
     const Entity sun = make_body(world, "sun", Mat4::translation(10, 0, 0));
-    const Entity earth = make_body(world, "earth", Mat4::rotation_z(quarter_turn) * Mat4::translation(4, 0, 0));
+    const ecs::Quat quarter_about_z = ecs::Quat::from_axis_angle(ecs::Vec3{0, 0, 1}, quarter_turn);
+    const Entity earth =
+        make_body(world, "earth", Mat4::compose(ecs::Vec3{0, 4, 0}, quarter_about_z, ecs::Vec3{1, 1, 1}));
     const Entity moon = make_body(world, "moon", Mat4::translation(1, 0, 0));
     const Entity mars = make_body(world, "mars", Mat4::translation(7, 0, 0));
 

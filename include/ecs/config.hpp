@@ -11,6 +11,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#if !defined(__GNUC__) && !defined(__clang__)
+#  include <atomic>
+#endif
+
 #define ECS_VERSION_MAJOR 0
 #define ECS_VERSION_MINOR 9
 #define ECS_VERSION_PATCH 0
@@ -52,12 +56,6 @@ namespace ecs::detail {
 #  define ECS_ASSERT_ENABLED 1
 #endif
 
-/// Checks a precondition that the library can also honour by refusing the operation: asserts when
-/// assertions are on, and in every build evaluates to whether `cond` holds, so callers can bail out
-/// and leave the world as it was. ECS_ASSERT runs inside a lambda body, so a user-defined ECS_ASSERT
-/// may be an expression or a statement (`do { ... } while (0)`, `if (!(c)) throw ...;`).
-#define ECS_CHECK(cond, msg) ((cond) ? true : ([&]() { ECS_ASSERT(cond, msg); }(), false))
-
 #if defined(__GNUC__) || defined(__clang__)
 #  define ECS_LIKELY(x) __builtin_expect(!!(x), 1)
 #  define ECS_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -69,3 +67,69 @@ namespace ecs::detail {
 #  define ECS_FORCEINLINE inline
 #  define ECS_NOINLINE
 #endif
+
+// ---------------------------------------------------------------------------------------------------
+// Refusals: ECS_CHECK and the refusal handler (addition, 1.0)
+// ---------------------------------------------------------------------------------------------------
+
+namespace ecs {
+
+/// @brief **[Addition]** Called with the message of every refused operation (see ECS_CHECK).
+using RefusalHandler = void (*)(const char* message);
+
+namespace detail {
+// One process-wide slot, read and written atomically. g++ and clang++ use the __atomic builtins on a
+// plain pointer (sparing every translation unit the parse of <atomic>); other compilers std::atomic.
+#if defined(__GNUC__) || defined(__clang__)
+inline RefusalHandler refusal_handler_slot = nullptr; ///< only accessed through __atomic builtins
+inline RefusalHandler load_refusal_handler() noexcept {
+    return __atomic_load_n(&refusal_handler_slot, __ATOMIC_ACQUIRE);
+}
+inline RefusalHandler exchange_refusal_handler(RefusalHandler handler) noexcept {
+    return __atomic_exchange_n(&refusal_handler_slot, handler, __ATOMIC_ACQ_REL);
+}
+#else
+inline std::atomic<RefusalHandler> refusal_handler_slot{nullptr};
+inline RefusalHandler load_refusal_handler() noexcept { return refusal_handler_slot.load(std::memory_order_acquire); }
+inline RefusalHandler exchange_refusal_handler(RefusalHandler handler) noexcept {
+    return refusal_handler_slot.exchange(handler, std::memory_order_acq_rel);
+}
+#endif
+
+/// The failure branch of ECS_CHECK: hands `message` to the refusal handler, if one is set. Kept out
+/// of line so the refusing call sites stay small.
+ECS_NOINLINE inline void report_refusal(const char* message) {
+    if (const RefusalHandler handler = load_refusal_handler()) handler(message);
+}
+} // namespace detail
+
+/**
+ * @brief **[Addition]** Installs `handler` (nullptr: none), called with the message of every refused
+ *        operation, in every build (NDEBUG included), just before ECS_ASSERT fires.
+ *
+ * The message names the function and the broken condition (`"World::get: entity is not alive"`) and
+ * is a string literal: it may be kept. The handler runs on the thread that made the refused call and
+ * may run on several threads at once; it should not call back into the world that refused. Default:
+ * none, so a release build prints nothing, as before.
+ * @return the previous handler. Thread-safe (an atomic exchange).
+ */
+inline RefusalHandler set_refusal_handler(RefusalHandler handler) noexcept {
+    return detail::exchange_refusal_handler(handler);
+}
+
+/// @brief **[Addition]** The handler set by set_refusal_handler(), or nullptr. Thread-safe.
+[[nodiscard]] inline RefusalHandler refusal_handler() noexcept { return detail::load_refusal_handler(); }
+
+} // namespace ecs
+
+/// Checks a precondition that the library can also honour by refusing the operation: in every build
+/// evaluates to whether `cond` holds, so callers can bail out and leave the world as it was. When it
+/// does not hold (the refusal), the refusal handler (ecs::set_refusal_handler) is called with `msg`,
+/// then ECS_ASSERT fires when assertions are on. The success path is the bare test of `cond`.
+/// ECS_ASSERT runs inside a lambda body, so a user-defined ECS_ASSERT may be an expression or a
+/// statement (`do { ... } while (0)`, `if (!(c)) throw ...;`).
+#define ECS_CHECK(cond, msg)                                                                             \
+    ((cond) ? true : ([&]() {                                                                          \
+        ::ecs::detail::report_refusal(msg);                                                            \
+        ECS_ASSERT(cond, msg);                                                                         \
+    }(), false))

@@ -7,7 +7,10 @@
  * entity of a World (alive and dead slots, generations, free list, component values, archetype
  * structure) to a std::ostream; deserialize() rebuilds it in an empty World.
  *
- * The byte layout is described in SPEC.md §3.10.1. In short: every integer of the framing
+ * The byte layout is described in SPEC.md §3.10.1 (format version 1) and its addition for version 2:
+ * serialize() writes version 2, whose body (the version 1 layout plus a resource table) is framed by
+ * its length and two CRC-32C checksums, so that any single flipped bit is rejected before the target
+ * world is touched; deserialize() reads both versions. In short: every integer of the framing
  * is little-endian and fixed width on every host; component payloads are whatever the registered
  * serialize functions write. For trivially copyable types registered without functions, that is
  * the object representation (memcpy), written and read one column at a time: such snapshots move
@@ -17,8 +20,8 @@
  * A malformed snapshot is data, not a precondition: deserialize() returns a DeserializeResult naming
  * the problem and its byte offset, and leaves the target world as it was (empty and valid).
  *
- * Process-wide state in this header: the component name registry, shared by every World and every
- * thread. It is a function-local static guarded by a small spinlock (its critical sections are a
+ * Process-wide state in this header: the component and resource name registries, shared by every
+ * World and every thread. It is a function-local static guarded by a small spinlock (its critical sections are a
  * hash lookup or an insertion), so registration and lookups are safe from several threads at once
  * (registration is expected to be rare: at start-up).
  */
@@ -30,6 +33,7 @@
 #include <cstring>
 #include <ios>
 #include <istream>
+#include <new>
 #include <ostream>
 #include <streambuf>
 #include <string>
@@ -44,8 +48,10 @@ namespace ecs {
 /// Longest component name register_component() accepts and a snapshot may carry, in bytes.
 inline constexpr size_t MAX_COMPONENT_NAME_LENGTH = 1024;
 
-/// Snapshot format version written by serialize(); deserialize() accepts exactly this version.
-inline constexpr uint32_t SNAPSHOT_FORMAT_VERSION = 1;
+/// Snapshot format version written by serialize(); deserialize() reads this one and version 1.
+/// **[Addition]** 2 (was 1): the body is framed by its length and CRC-32C checksums, and carries the
+/// resources registered with register_resource().
+inline constexpr uint32_t SNAPSHOT_FORMAT_VERSION = 2;
 
 namespace detail {
 
@@ -158,24 +164,25 @@ void memcpy_deserialize(std::istream& in, void* storage) {
 using ElementFirstSerializeFunc = void (*)(const void* component, std::ostream& out);
 using ElementFirstDeserializeFunc = void (*)(void* object, std::istream& in);
 
-/// The element-first functions registered for `T` (first registration wins, like the registry).
-template <typename T>
+/// The element-first functions registered for `T` (first registration wins, like the registry);
+/// `Kind` 0 for a component, 1 for a resource (the two registrations keep their own functions).
+template <typename T, int Kind = 0>
 struct ElementFirstFunctions {
     static inline std::atomic<ElementFirstSerializeFunc> serialize{nullptr};
     static inline std::atomic<ElementFirstDeserializeFunc> deserialize{nullptr};
 };
 
-template <typename T>
+template <typename T, int Kind = 0>
 void element_first_serialize(std::ostream& out, const void* component) {
-    ElementFirstFunctions<T>::serialize.load(std::memory_order_acquire)(component, out);
+    ElementFirstFunctions<T, Kind>::serialize.load(std::memory_order_acquire)(component, out);
 }
 
 /// Value-initialises a `T` and lets the user function fill it; on failbit the object is destroyed
 /// again, so a failed read leaves nothing constructed (the contract of DeserializeFunc).
-template <typename T>
+template <typename T, int Kind = 0>
 void element_first_deserialize(std::istream& in, void* storage) {
     T* object = ::new (storage) T();
-    ElementFirstFunctions<T>::deserialize.load(std::memory_order_acquire)(object, in);
+    ElementFirstFunctions<T, Kind>::deserialize.load(std::memory_order_acquire)(object, in);
     if (in.fail()) object->~T();
 }
 
@@ -249,10 +256,10 @@ void register_component(const char* name, ComponentColumn::SerializeFunc ser = n
     if (outcome == Outcome::added) // component_info(id).name: the registry's copy never moves or dies
         if (const detail::ComponentRegistration* added = detail::component_registry().find(id))
             detail::set_component_name(id, added->name);
-    // Asserts run outside the registry lock: a recording handler may call back into the registry.
-    ECS_ASSERT(outcome != Outcome::name_taken, "register_component: name already registered for another type");
-    ECS_ASSERT(outcome != Outcome::type_has_other_name, "register_component: type already registered under another name");
-    (void)outcome;
+    // Checks run outside the registry lock: a recording handler may call back into the registry.
+    (void)ECS_CHECK(outcome != Outcome::name_taken, "register_component: name already registered for another type");
+    (void)ECS_CHECK(outcome != Outcome::type_has_other_name,
+                    "register_component: type already registered under another name");
 }
 
 /**
@@ -306,6 +313,159 @@ inline const std::string& component_name(ComponentTypeID id) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Resources (addition, 1.0)
+// ---------------------------------------------------------------------------------------------------
+
+namespace detail {
+
+/// What the resource registry knows about one resource type. The functions are generated by
+/// register_resource<T> and reach the World only through its public resource API.
+struct ResourceRegistration {
+    std::string name;
+    ComponentTypeID id = INVALID_COMPONENT_ID; ///< component_id<T>(): the type's identity
+    ComponentColumn::SerializeFunc serialize = nullptr;
+    ComponentColumn::DeserializeFunc deserialize = nullptr;
+    uint32_t element_size = 0; ///< sizeof(T)
+    size_t align = 1;          ///< alignof(T)
+    bool bulk = false;         ///< the functions are the generated memcpy ones
+    const void* (*find)(const World&) = nullptr; ///< the world's T, or nullptr
+    void (*install)(World&, void* object) = nullptr; ///< moves *object into the world, then destroys it
+    void (*destroy)(void* object) noexcept = nullptr;
+};
+
+/// Process-wide list of registered resources, append-only (entries never move or change), guarded
+/// like the component registry. Few entries: lookups scan.
+class ResourceRegistry {
+public:
+    enum class Outcome : uint8_t { added, unchanged, name_taken, type_has_other_name };
+
+    ResourceRegistry() = default;
+    ResourceRegistry(const ResourceRegistry&) = delete;
+    ResourceRegistry& operator=(const ResourceRegistry&) = delete;
+    ~ResourceRegistry() {
+        for (ResourceRegistration* entry : entries_) delete entry;
+    }
+
+    Outcome add(ResourceRegistration entry) {
+        RegistryLock lock(locked_);
+        for (const ResourceRegistration* existing : entries_) {
+            if (existing->id == entry.id)
+                return existing->name == entry.name ? Outcome::unchanged : Outcome::type_has_other_name;
+            if (existing->name == entry.name) return Outcome::name_taken;
+        }
+        entries_.push_back(new ResourceRegistration(std::move(entry)));
+        return Outcome::added;
+    }
+    /// Registration named `name`, or nullptr.
+    [[nodiscard]] const ResourceRegistration* find(const std::string& name) const {
+        RegistryLock lock(locked_);
+        for (const ResourceRegistration* entry : entries_)
+            if (entry->name == name) return entry;
+        return nullptr;
+    }
+    /// Every registration, in registration order.
+    [[nodiscard]] std::vector<const ResourceRegistration*> all() const {
+        RegistryLock lock(locked_);
+        return std::vector<const ResourceRegistration*>(entries_.begin(), entries_.end());
+    }
+
+private:
+    mutable std::atomic<bool> locked_{false};
+    std::vector<ResourceRegistration*> entries_; ///< owned
+};
+
+/// The one resource registry of the process (constructed on first use, thread-safe).
+inline ResourceRegistry& resource_registry() {
+    static ResourceRegistry registry;
+    return registry;
+}
+
+} // namespace detail
+
+/**
+ * @brief **[Addition]** Gives resource type `T` the stable name `name`: from then on, a `T` resource
+ *        present in a World is saved by serialize() and restored by deserialize().
+ *
+ * The serialization options are those of register_component: trivially copyable types may omit
+ * both functions (their object representation is written); other types pass `ser` (writes one `T`)
+ * and `deser` (placement-constructs one `T` in uninitialised storage, sets failbit on bad input and
+ * then constructs nothing; it reads from a stream that ends where the resource's bytes end and must
+ * consume exactly what `ser` wrote), or the element-first pair of the next overload. Resource names
+ * are a namespace of their own (a resource may share its name with a component). Resources not
+ * registered are not saved. Re-registering the same name for the same type does nothing.
+ *
+ * @param name Non-empty, at most MAX_COMPONENT_NAME_LENGTH bytes; copied.
+ * @pre `name` is not used by another resource type, and `T` is not registered under another name.
+ * @pre `T` is trivially copyable, or both `ser` and `deser` are given (never only one).
+ * A broken precondition is refused (asserts; the refusal handler hears of it). Thread-safe.
+ */
+template <typename T>
+void register_resource(const char* name, ComponentColumn::SerializeFunc ser = nullptr,
+                       ComponentColumn::DeserializeFunc deser = nullptr) {
+    static_assert(std::is_same_v<T, detail::bare_t<T>>, "register_resource: T must not be cv-qualified or a reference");
+    static_assert(std::is_move_constructible_v<T> && std::is_destructible_v<T>,
+                  "register_resource: a resource must be move-constructible and destructible");
+    static_assert(sizeof(T) <= 0xFFFFFFFFu, "register_resource: resource type larger than 4 GiB");
+    if (!ECS_CHECK(name != nullptr && name[0] != '\0', "register_resource: name must be a non-empty string")) return;
+    if (!ECS_CHECK(std::strlen(name) <= MAX_COMPONENT_NAME_LENGTH,
+                   "register_resource: name longer than MAX_COMPONENT_NAME_LENGTH bytes"))
+        return;
+    if (!ECS_CHECK((ser == nullptr) == (deser == nullptr),
+                   "register_resource: pass both a serialize and a deserialize function, or neither"))
+        return;
+    detail::ResourceRegistration entry;
+    if (ser == nullptr) {
+        if constexpr (std::is_trivially_copyable_v<T>) {
+            ser = &detail::memcpy_serialize<T>;
+            deser = &detail::memcpy_deserialize<T>;
+            entry.bulk = true;
+        } else {
+            if (!ECS_CHECK(ser != nullptr, "register_resource: T is not trivially copyable, so it needs explicit "
+                                           "serialize and deserialize functions"))
+                return;
+        }
+    }
+    entry.name = name;
+    entry.id = component_id<T>();
+    entry.serialize = ser;
+    entry.deserialize = deser;
+    entry.element_size = static_cast<uint32_t>(sizeof(T));
+    entry.align = alignof(T);
+    entry.find = [](const World& w) -> const void* { return w.try_resource<T>(); };
+    entry.install = [](World& w, void* object) {
+        T* value = static_cast<T*>(object);
+        w.set_resource(std::move(*value));
+        value->~T();
+    };
+    entry.destroy = [](void* object) noexcept { static_cast<T*>(object)->~T(); };
+    using Outcome = detail::ResourceRegistry::Outcome;
+    const Outcome outcome = detail::resource_registry().add(std::move(entry));
+    (void)ECS_CHECK(outcome != Outcome::name_taken, "register_resource: name already registered for another type");
+    (void)ECS_CHECK(outcome != Outcome::type_has_other_name,
+                    "register_resource: type already registered under another name");
+}
+
+/**
+ * @brief **[Addition]** register_resource with element-first functions `ser(const void* resource,
+ *        std::ostream&)` and `deser(void* object, std::istream&)`, where `deser` fills an already
+ *        value-initialised `T` (so `T` must be default-constructible). Otherwise as above.
+ */
+template <typename T, typename S, typename D, std::enable_if_t<detail::is_element_first_pair_v<S, D>, int> = 0>
+void register_resource(const char* name, S ser, D deser) {
+    static_assert(std::is_default_constructible_v<T>,
+                  "register_resource: element-first deserialize functions fill a value-initialised T");
+    const detail::ElementFirstSerializeFunc s = ser;
+    const detail::ElementFirstDeserializeFunc d = deser;
+    if (!ECS_CHECK(s != nullptr && d != nullptr, "register_resource: pass both a serialize and a deserialize function"))
+        return;
+    detail::ElementFirstSerializeFunc no_s = nullptr;
+    detail::ElementFirstDeserializeFunc no_d = nullptr;
+    detail::ElementFirstFunctions<T, 1>::serialize.compare_exchange_strong(no_s, s, std::memory_order_acq_rel);
+    detail::ElementFirstFunctions<T, 1>::deserialize.compare_exchange_strong(no_d, d, std::memory_order_acq_rel);
+    register_resource<T>(name, &detail::element_first_serialize<T, 1>, &detail::element_first_deserialize<T, 1>);
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Results
 // ---------------------------------------------------------------------------------------------------
 
@@ -328,7 +488,11 @@ enum class DeserializeError : uint8_t {
     bad_generation,        ///< generation 0, slot 0 not at 1, or a row disagreeing with the slot table
     bad_free_list,         ///< the free list names slot 0, a slot out of range, a live slot or a slot twice
     column_size_mismatch,  ///< a column's byte length disagrees with its rows
-    deserializer_failed,   ///< a component's deserialize function set failbit
+    deserializer_failed,   ///< a component's (or resource's) deserialize function set failbit
+    // Additions (1.0), format version 2:
+    checksum_mismatch,     ///< a CRC-32C of the frame or of the body disagrees with the bytes
+    unknown_resource,      ///< a resource name no type is registered under (register_resource)
+    duplicate_resource,    ///< the resource table lists the same resource twice
 };
 
 /// @brief Short English name of `error` ("truncated", ...).
@@ -352,6 +516,9 @@ enum class DeserializeError : uint8_t {
     case DeserializeError::bad_free_list: return "bad free list";
     case DeserializeError::column_size_mismatch: return "column size mismatch";
     case DeserializeError::deserializer_failed: return "deserializer failed";
+    case DeserializeError::checksum_mismatch: return "checksum mismatch";
+    case DeserializeError::unknown_resource: return "unknown resource";
+    case DeserializeError::duplicate_resource: return "duplicate resource";
     }
     return "unknown error";
 }
@@ -403,23 +570,161 @@ inline uint64_t get_u64(const unsigned char* p) noexcept {
     return v;
 }
 
+/**
+ * CRC-32C (Castagnoli polynomial, reflected 0x82F63B78; init and final xor 0xFFFFFFFF), the checksum
+ * of snapshot format 2. Detects every error burst up to 32 bits long, so every single flipped bit.
+ * Portable: table-driven, eight bytes per step ("slicing by 8"; tables built once, thread-safe).
+ * x86-64 with g++/clang++: the SSE4.2 crc32 instruction where the CPU has it (same polynomial,
+ * same result), chosen at run time, no compiler flag needed; three interleaved streams hide the
+ * instruction's latency, and are joined with the "append LANE zero bytes" operator (the CRC
+ * register is linear: crc(A B) = shift_|B|(crc(A)) ^ crc_from_0(B)).
+ */
+class Crc32c {
+public:
+    void update(const void* data, size_t n) noexcept {
+        state_ = step(state_, static_cast<const unsigned char*>(data), n);
+    }
+    [[nodiscard]] uint32_t value() const noexcept { return state_ ^ 0xFFFFFFFFu; }
+
+    /// CRC-32C of `n` bytes.
+    [[nodiscard]] static uint32_t of(const void* data, size_t n) noexcept {
+        Crc32c crc;
+        crc.update(data, n);
+        return crc.value();
+    }
+
+private:
+    static constexpr uint32_t POLY = 0x82F63B78u;
+    static constexpr size_t LANE = 4096; ///< bytes per stream and round of the interleaved loop
+
+    /// `matrix` (32 columns over GF(2)) applied to `v`.
+    static uint32_t times(const uint32_t* matrix, uint32_t v) noexcept {
+        uint32_t sum = 0;
+        for (size_t i = 0; v != 0; ++i, v >>= 1)
+            if (v & 1u) sum ^= matrix[i];
+        return sum;
+    }
+
+    struct Tables {
+        uint32_t t[8][256];
+        uint32_t shift_lane[32]; ///< the register after LANE zero bytes, as a matrix
+        Tables() noexcept {
+            for (uint32_t i = 0; i < 256; ++i) {
+                uint32_t c = i;
+                for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (POLY & (0u - (c & 1u)));
+                t[0][i] = c;
+            }
+            for (uint32_t i = 0; i < 256; ++i)
+                for (size_t k = 1; k < 8; ++k) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFFu];
+            // One zero bit, then squared: 2, 4, ... bits, until LANE bytes.
+            uint32_t a[32], b[32];
+            a[0] = POLY;
+            for (size_t n = 1; n < 32; ++n) a[n] = 1u << (n - 1);
+            uint32_t* from = a;
+            uint32_t* to = b;
+            for (size_t bits = 1; bits < LANE * 8; bits *= 2) {
+                for (size_t n = 0; n < 32; ++n) to[n] = times(from, from[n]);
+                uint32_t* swap = from;
+                from = to;
+                to = swap;
+            }
+            for (size_t n = 0; n < 32; ++n) shift_lane[n] = from[n];
+        }
+    };
+    static const Tables& tables() noexcept {
+        static const Tables instance;
+        return instance;
+    }
+
+    static uint32_t step_table(uint32_t crc, const unsigned char* p, size_t n) noexcept {
+        const Tables& tb = tables();
+        for (; n >= 8; p += 8, n -= 8) {
+            const uint32_t lo = crc ^ get_u32(p);
+            const uint32_t hi = get_u32(p + 4);
+            crc = tb.t[7][lo & 0xFFu] ^ tb.t[6][(lo >> 8) & 0xFFu] ^ tb.t[5][(lo >> 16) & 0xFFu] ^ tb.t[4][lo >> 24] ^
+                  tb.t[3][hi & 0xFFu] ^ tb.t[2][(hi >> 8) & 0xFFu] ^ tb.t[1][(hi >> 16) & 0xFFu] ^ tb.t[0][hi >> 24];
+        }
+        for (; n != 0; ++p, --n) crc = tb.t[0][(crc ^ *p) & 0xFFu] ^ (crc >> 8);
+        return crc;
+    }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __attribute__((target("sse4.2"))) static uint32_t step_sse42(uint32_t crc, const unsigned char* p,
+                                                                  size_t n) noexcept {
+        if (n >= 3 * LANE) {
+            const uint32_t* shift = tables().shift_lane;
+            for (; n >= 3 * LANE; p += 3 * LANE, n -= 3 * LANE) {
+                unsigned long long c0 = crc, c1 = 0, c2 = 0;
+                for (size_t i = 0; i < LANE; i += 8) {
+                    unsigned long long v0, v1, v2;
+                    std::memcpy(&v0, p + i, 8);
+                    std::memcpy(&v1, p + LANE + i, 8);
+                    std::memcpy(&v2, p + 2 * LANE + i, 8);
+                    c0 = __builtin_ia32_crc32di(c0, v0);
+                    c1 = __builtin_ia32_crc32di(c1, v1);
+                    c2 = __builtin_ia32_crc32di(c2, v2);
+                }
+                crc = times(shift, static_cast<uint32_t>(c0)) ^ static_cast<uint32_t>(c1);
+                crc = times(shift, crc) ^ static_cast<uint32_t>(c2);
+            }
+        }
+        unsigned long long c = crc;
+        for (; n >= 8; p += 8, n -= 8) {
+            unsigned long long v;
+            std::memcpy(&v, p, 8);
+            c = __builtin_ia32_crc32di(c, v);
+        }
+        uint32_t c32 = static_cast<uint32_t>(c);
+        for (; n != 0; ++p, --n) c32 = __builtin_ia32_crc32qi(c32, *p);
+        return c32;
+    }
+    static bool have_sse42() noexcept {
+        static const bool have = __builtin_cpu_supports("sse4.2") != 0;
+        return have;
+    }
+    static uint32_t step(uint32_t crc, const unsigned char* p, size_t n) noexcept {
+        return have_sse42() ? step_sse42(crc, p, n) : step_table(crc, p, n);
+    }
+#else
+    static uint32_t step(uint32_t crc, const unsigned char* p, size_t n) noexcept { return step_table(crc, p, n); }
+#endif
+
+    uint32_t state_ = 0xFFFFFFFFu;
+};
+
 /// Largest single transfer handed to a stream (keeps std::streamsize conversions in range).
 inline constexpr uint64_t MAX_STREAM_CHUNK = uint64_t(1) << 30;
 
-/// Little-endian writer over an ostream. Stream failures surface in the stream's state.
+/// Little-endian writer over an ostream. Stream failures surface in the stream's state. Counts
+/// the bytes it writes and, while checksumming (format 2's body), folds them into a CRC-32C: in
+/// steps of 64 KiB, so a large column is checksummed while it is still in cache for the write.
 class SnapshotWriter {
 public:
     explicit SnapshotWriter(std::ostream& out) noexcept : out_(out) {}
 
     void raw(const void* data, uint64_t n) {
         const char* p = static_cast<const char*>(data);
+        written_ += n;
         while (n != 0) {
-            const uint64_t step = detail::min_of(n, MAX_STREAM_CHUNK);
+            const uint64_t step = detail::min_of(n, checksumming_ ? uint64_t(1) << 16 : MAX_STREAM_CHUNK);
+            if (checksumming_) crc_.update(p, static_cast<size_t>(step));
             out_.write(p, static_cast<std::streamsize>(step));
             p += step;
             n -= step;
         }
     }
+    /// Starts a fresh checksum and byte count (the body of a format 2 snapshot).
+    void begin_checksum() noexcept {
+        crc_ = Crc32c();
+        written_ = 0;
+        checksumming_ = true;
+    }
+    /// The checksum of everything written since begin_checksum(); stops checksumming.
+    [[nodiscard]] uint32_t end_checksum() noexcept {
+        checksumming_ = false;
+        return crc_.value();
+    }
+    [[nodiscard]] uint64_t written() const noexcept { return written_; }
     void u32(uint32_t v) {
         unsigned char b[4];
         put_u32(b, v);
@@ -460,6 +765,9 @@ public:
 
 private:
     std::ostream& out_;
+    Crc32c crc_;
+    uint64_t written_ = 0;
+    bool checksumming_ = false;
 };
 
 /// Growable in-memory output buffer: collects one column written element by element, so the
@@ -485,9 +793,23 @@ private:
 };
 
 /// Read-only view of bytes already in memory (used when the input stream cannot tell its size).
+/// Seekable, so the checksum pass of format 2 can go back to the body.
 class MemoryStreamBuf : public std::streambuf {
 public:
     void view(char* begin, size_t n) noexcept { setg(begin, begin, begin + n); }
+
+protected:
+    pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode which) override {
+        if ((which & std::ios_base::in) == 0) return pos_type(off_type(-1));
+        char* base = dir == std::ios_base::beg ? eback() : dir == std::ios_base::cur ? gptr() : egptr();
+        const off_type target = off_type(base - eback()) + off;
+        if (target < 0 || target > off_type(egptr() - eback())) return pos_type(off_type(-1));
+        setg(eback(), eback() + target, egptr());
+        return pos_type(target);
+    }
+    pos_type seekpos(pos_type pos, std::ios_base::openmode which) override {
+        return seekoff(off_type(pos), std::ios_base::beg, which);
+    }
 };
 
 /**
@@ -525,11 +847,29 @@ private:
     char buffer_[4096];
 };
 
+/// The get area of any streambuf (the bytes it already holds in memory), read through pointers to
+/// its protected members: naming them through a derived class is what the language allows.
+struct GetArea : std::streambuf {
+    static const char* next(std::streambuf* sb) noexcept { return (sb->*&GetArea::gptr)(); }
+    static const char* end(std::streambuf* sb) noexcept { return (sb->*&GetArea::egptr)(); }
+};
+
 /// Little-endian reader over a streambuf whose remaining size is known: every read is checked
 /// against it before anything is allocated for it.
 class SnapshotReader {
 public:
     SnapshotReader(std::streambuf* source, uint64_t remaining) noexcept : source_(source), remaining_(remaining) {}
+
+    /// Ends the input `n` bytes from here until unlimit() (a format 2 body). @pre n <= remaining().
+    void limit(uint64_t n) noexcept {
+        held_back_ = remaining_ - n;
+        remaining_ = n;
+    }
+    /// Gives back the bytes held back by limit().
+    void unlimit() noexcept {
+        remaining_ += held_back_;
+        held_back_ = 0;
+    }
 
     [[nodiscard]] uint64_t offset() const noexcept { return offset_; }
     [[nodiscard]] uint64_t remaining() const noexcept { return remaining_; }
@@ -602,6 +942,7 @@ private:
     std::streambuf* source_;
     uint64_t remaining_;
     uint64_t offset_ = 0;
+    uint64_t held_back_ = 0;
 };
 
 /**
@@ -678,7 +1019,10 @@ public:
     }
 
     DeserializeResult run() {
-        if (!read_header() || !read_archetypes() || !read_entity_table()) return std::move(result_);
+        if (!read_header()) return std::move(result_);
+        if (version_ >= 2) in_.limit(body_length_); // verified: the body ends exactly there
+        if (!read_counts() || !read_archetypes() || !read_entity_table()) return std::move(result_);
+        if (version_ >= 2 && !read_trailer()) return std::move(result_);
         commit();
         result_.offset = in_.offset();
         return std::move(result_);
@@ -697,22 +1041,98 @@ private:
         return fail(DeserializeError::truncated, at, std::string("snapshot truncated: ") + what);
     }
 
+    /// Magic and version; for format 2 also the frame (body length, frame checksum) and the body
+    /// checksum, verified in a first pass over the body before anything is built.
     bool read_header() {
         unsigned char magic[4];
         if (!in_.raw(magic, 4)) return truncated(0, "missing magic");
         if (std::memcmp(magic, "ECS\0", 4) != 0) return fail(DeserializeError::bad_magic, 0, "not an ecs snapshot (bad magic)");
         uint32_t version = 0;
         if (!in_.u32(version)) return truncated(4, "missing format version");
-        if (version != SNAPSHOT_FORMAT_VERSION)
+        if (version == 1) {
+            version_ = 1;
+            return true;
+        }
+        if (version != 2)
             return fail(DeserializeError::unsupported_version, 4,
-                        "unsupported snapshot format version " + std::to_string(version) + " (this build reads " +
+                        "unsupported snapshot format version " + std::to_string(version) + " (this build reads 1 and " +
                             std::to_string(SNAPSHOT_FORMAT_VERSION) + ")");
-        if (!in_.u32(archetype_count_)) return truncated(8, "missing archetype count");
-        if (!in_.u32(slot_count_)) return truncated(12, "missing entity slot count");
-        if (slot_count_ == 0) return fail(DeserializeError::bad_count, 12, "entity slot count is 0 (slot 0 is always reserved)");
+        version_ = 2;
+        if (!in_.u64(body_length_)) return truncated(8, "missing body length");
+        uint32_t frame_checksum = 0;
+        if (!in_.u32(frame_checksum)) return truncated(16, "missing frame checksum");
+        unsigned char frame[16];
+        std::memcpy(frame, "ECS\0", 4);
+        put_u32(frame + 4, version);
+        put_u64(frame + 8, body_length_);
+        if (Crc32c::of(frame, sizeof frame) != frame_checksum)
+            return fail(DeserializeError::checksum_mismatch, 16,
+                        "frame checksum mismatch (magic, version or body length damaged)");
+        if (body_length_ > in_.remaining() || in_.remaining() - body_length_ < 4)
+            return truncated(8, "body length and checksum need more bytes than the input holds");
+        return verify_body();
+    }
+
+    /// Reads the body and its checksum once, compares, and seeks back to the body's first byte.
+    /// The source is seekable here: deserialize() measured it, or copied it into a MemoryStreamBuf.
+    /// When the stream already holds the whole body in memory (std::istringstream, a snapshot read
+    /// from a pipe, any buffer over memory), the checksum runs over that memory: no copy, no seek.
+    bool verify_body() {
+        using Pos = std::streambuf::pos_type;
+        std::streambuf* sb = in_.source();
+        const uint64_t body_at = in_.offset();
+        const char* next = GetArea::next(sb);
+        if (uint64_t(GetArea::end(sb) - next) >= body_length_ + 4 && body_length_ + 4 > body_length_) {
+            const uint32_t stored = get_u32(reinterpret_cast<const unsigned char*>(next) + body_length_);
+            if (Crc32c::of(next, static_cast<size_t>(body_length_)) != stored)
+                return fail(DeserializeError::checksum_mismatch, body_at + body_length_,
+                            "body checksum mismatch (the snapshot is damaged)");
+            return true;
+        }
+        const Pos here = sb->pubseekoff(0, std::ios_base::cur, std::ios_base::in);
+        if (here == Pos(std::streambuf::off_type(-1))) return truncated(body_at, "input cannot seek back to the body");
+        Crc32c crc;
+        char buffer[16384];
+        for (uint64_t left = body_length_; left != 0;) {
+            const uint64_t want = detail::min_of<uint64_t>(left, sizeof buffer);
+            const std::streamsize got = sb->sgetn(buffer, static_cast<std::streamsize>(want));
+            if (got != static_cast<std::streamsize>(want)) return truncated(body_at, "body cut short");
+            crc.update(buffer, static_cast<size_t>(want));
+            left -= want;
+        }
+        unsigned char stored[4];
+        if (sb->sgetn(reinterpret_cast<char*>(stored), 4) != 4)
+            return truncated(body_at + body_length_, "missing body checksum");
+        if (sb->pubseekpos(here, std::ios_base::in) != here)
+            return truncated(body_at, "input cannot seek back to the body");
+        if (crc.value() != get_u32(stored))
+            return fail(DeserializeError::checksum_mismatch, body_at + body_length_,
+                        "body checksum mismatch (the snapshot is damaged)");
+        return true;
+    }
+
+    /// Format 2, after the entity table: the resource table, which must end the body exactly, then
+    /// the body checksum (already verified).
+    bool read_trailer() {
+        if (!read_resources()) return false;
+        if (in_.remaining() != 0)
+            return fail(DeserializeError::bad_count, in_.offset(),
+                        "the body holds " + std::to_string(in_.remaining()) + " bytes after its resource table");
+        in_.unlimit();
+        unsigned char stored[4];
+        if (!in_.raw(stored, 4)) return truncated(in_.offset(), "missing body checksum");
+        return true;
+    }
+
+    bool read_counts() {
+        const uint64_t at = in_.offset();
+        if (!in_.u32(archetype_count_)) return truncated(at, "missing archetype count");
+        if (!in_.u32(slot_count_)) return truncated(at + 4, "missing entity slot count");
+        if (slot_count_ == 0)
+            return fail(DeserializeError::bad_count, at + 4, "entity slot count is 0 (slot 0 is always reserved)");
         // Every archetype block takes at least 8 bytes, the entity table 4 per slot plus 4.
         if (uint64_t(archetype_count_) * 8 + uint64_t(slot_count_) * 4 + 4 > in_.remaining())
-            return truncated(8, "archetype and slot counts need more bytes than the input holds");
+            return truncated(at, "archetype and slot counts need more bytes than the input holds");
         slot_state_.resize(slot_count_, SLOT_UNSEEN); // a fresh loader: every slot starts unseen
         return true;
     }
@@ -912,6 +1332,74 @@ private:
         return true;
     }
 
+    /// Format 2: the resource table. Each resource is constructed in storage of its own and moved
+    /// into the world only by commit().
+    bool read_resources() {
+        const uint64_t table_at = in_.offset();
+        uint32_t count = 0;
+        if (!in_.u32(count)) return truncated(table_at, "missing resource count");
+        // Every resource takes at least 17 bytes: name length, a 1-byte name, element size, byte length.
+        if (uint64_t(count) * 17 > in_.remaining())
+            return truncated(table_at, "resource count needs more bytes than the input holds");
+        for (uint32_t i = 0; i < count; ++i)
+            if (!read_resource()) return false;
+        return true;
+    }
+
+    bool read_resource() {
+        const uint64_t name_at = in_.offset();
+        uint32_t length = 0;
+        if (!in_.u32(length)) return truncated(name_at, "missing resource name length");
+        if (length == 0 || length > MAX_COMPONENT_NAME_LENGTH)
+            return fail(DeserializeError::bad_name, name_at,
+                        "resource name length " + std::to_string(length) + " is 0 or above MAX_COMPONENT_NAME_LENGTH");
+        std::string name(length, '\0');
+        if (!in_.raw(&name[0], length)) return truncated(name_at, "resource name cut short");
+        const ResourceRegistration* reg = resource_registry().find(name);
+        if (reg == nullptr)
+            return fail(DeserializeError::unknown_resource, name_at, "unknown resource name \"" + name + "\"");
+        for (const PendingResource& p : resources_)
+            if (p.registration == reg)
+                return fail(DeserializeError::duplicate_resource, name_at, "resource \"" + name + "\" listed twice");
+        const uint64_t size_at = in_.offset();
+        uint32_t element_size = 0;
+        if (!in_.u32(element_size)) return truncated(size_at, "missing resource element size");
+        if (element_size != reg->element_size)
+            return fail(DeserializeError::element_size_mismatch, size_at,
+                        "resource \"" + name + "\" has element size " + std::to_string(element_size) +
+                            " in the snapshot but " + std::to_string(reg->element_size) + " in this program");
+        const uint64_t at = in_.offset();
+        uint64_t bytes = 0;
+        if (!in_.u64(bytes)) return truncated(at, "missing resource byte length");
+        if (bytes > in_.remaining()) return truncated(at, "resource byte length exceeds the bytes left in the input");
+        if (reg->bulk && bytes != reg->element_size)
+            return fail(DeserializeError::column_size_mismatch, at,
+                        "resource \"" + name + "\" has " + std::to_string(bytes) + " bytes for one object of " +
+                            std::to_string(reg->element_size));
+        void* storage = ::operator new(reg->element_size, std::align_val_t(reg->align));
+        resources_.push_back(PendingResource{reg, storage, false});
+        PendingResource& pending = resources_.back();
+        if (reg->bulk) {
+            if (!in_.raw(pending.storage, bytes)) return truncated(at + 8, "resource data cut short");
+            pending.constructed = true;
+            return true;
+        }
+        LimitedStreamBuf limited(in_.source(), bytes);
+        std::istream object_in(&limited);
+        reg->deserialize(object_in, pending.storage);
+        if (object_in.fail()) {
+            if (limited.source_short()) return truncated(at + 8, "resource data cut short");
+            return fail(DeserializeError::deserializer_failed, at + 8,
+                        "deserializer of resource \"" + name + "\" failed");
+        }
+        pending.constructed = true;
+        if (!limited.exhausted())
+            return fail(DeserializeError::column_size_mismatch, at,
+                        "deserializer of resource \"" + name + "\" read fewer bytes than the resource holds");
+        in_.consumed(bytes);
+        return true;
+    }
+
     void commit() {
         auto& records = WorldAccess::records(world_);
         records.assign(slot_count_, EntityRecord{});
@@ -926,6 +1414,11 @@ private:
         WorldAccess::set_free_list(world_, free_list_);
         WorldAccess::alive_count(world_) = live_;
         committed_ = true;
+        for (PendingResource& p : resources_) {
+            p.registration->install(world_, p.storage); // moves the value in, destroys the loaded one
+            ::operator delete(p.storage, std::align_val_t(p.registration->align));
+        }
+        resources_.clear();
     }
 
     void roll_back() noexcept {
@@ -938,11 +1431,26 @@ private:
         }
         for (Archetype* arch : filled_) arch->clear();
         filled_.clear();
+        for (PendingResource& p : resources_) {
+            if (p.constructed) p.registration->destroy(p.storage);
+            ::operator delete(p.storage, std::align_val_t(p.registration->align));
+        }
+        resources_.clear();
     }
+
+    /// A resource read from the snapshot, waiting for commit().
+    struct PendingResource {
+        const ResourceRegistration* registration;
+        void* storage;    ///< ::operator new(element_size, align)
+        bool constructed; ///< storage holds a live object
+    };
 
     World& world_;
     SnapshotReader& in_;
     DeserializeResult result_;
+    uint32_t version_ = 0;
+    uint64_t body_length_ = 0;            ///< format 2
+    std::vector<PendingResource> resources_; ///< format 2, in snapshot order
     uint32_t archetype_count_ = 0;
     uint32_t slot_count_ = 0;
     size_t live_ = 0;
@@ -965,34 +1473,28 @@ private:
 // Snapshots
 // ---------------------------------------------------------------------------------------------------
 
+namespace detail {
+
 /**
- * @brief Writes a binary snapshot of `world` to `out` (format: SPEC.md §3.10.1).
- *
- * Captures every entity slot (live and dead), generations, the free list in order, archetype
- * structure and component values. Archetypes without rows are skipped. Resources, observers and
- * deferred commands are not written. Columns of types registered without functions (memcpy) are
- * written with one stream write each; other types call their SerializeFunc once per row, into a
- * memory buffer first (so the column's byte length can precede it).
- *
- * @pre Every component type present in `world` is registered (asserted; otherwise nothing is
- *      written and `out`'s failbit is set). A SerializeFunc that sets failbit also stops the
- *      snapshot and sets `out`'s failbit. Check `out` for write errors.
- * Complexity: O(entities + slots) plus the bytes of the components.
+ * Writes a snapshot of `world` in format `version`: 2 (what serialize() writes) or 1 (what ecs 0.9
+ * wrote: no frame, no checksum, no resources; kept so tests, benchmarks and tools can produce
+ * version 1 input). Payloads of types with functions are serialized into memory first, all of them:
+ * their lengths precede them, and format 2 states the body's length before the body. Bulk columns
+ * go from the archetypes to the stream directly, checksummed on the way.
  */
-inline void serialize(const World& world, std::ostream& out) {
-    using detail::WorldAccess;
+inline void write_snapshot(const World& world, std::ostream& out, uint32_t version) {
     const auto& archetypes = WorldAccess::archetypes(world);
     const auto& records = WorldAccess::records(world);
     const auto& free_list = WorldAccess::free_list(world);
 
     // Resolve every name before writing a byte: an unregistered type leaves the stream untouched.
-    std::vector<const detail::ComponentRegistration*> registrations;
+    std::vector<const ComponentRegistration*> registrations;
     uint32_t blocks = 0;
     for (const auto& arch : archetypes) {
         if (arch->size() == 0) continue;
         ++blocks;
         for (ComponentTypeID t : arch->types) {
-            const detail::ComponentRegistration* reg = detail::component_registry().find(t);
+            const ComponentRegistration* reg = component_registry().find(t);
             if (!ECS_CHECK(reg != nullptr, "serialize: the world holds a component type that was never registered "
                                            "(call register_component<T>(name) first)")) {
                 out.setstate(std::ios_base::failbit);
@@ -1001,20 +1503,92 @@ inline void serialize(const World& world, std::ostream& out) {
             registrations.push_back(reg);
         }
     }
+    std::vector<std::pair<const ResourceRegistration*, const void*>> resources; // registered and present
+    if (version >= 2)
+        for (const ResourceRegistration* reg : resource_registry().all())
+            if (const void* value = reg->find(world)) resources.emplace_back(reg, value);
 
-    detail::SnapshotWriter w(out);
-    w.raw("ECS\0", 4);
-    w.u32(SNAPSHOT_FORMAT_VERSION);
-    w.u32(blocks);
-    w.u32(static_cast<uint32_t>(records.size()));
-
-    detail::ByteSink sink;
-    std::ostream element_out(&sink);
+    // Measure the body; serialize what only functions can write into `pending`, one length per
+    // column or resource in `pending_sizes`, in the order the body lists them.
+    ByteSink pending;
+    std::ostream pending_out(&pending);
+    std::vector<uint64_t> pending_sizes;
+    auto write_pending = [&](ComponentColumn::SerializeFunc fn, const void* value) {
+        fn(pending_out, value);
+        if (!pending_out.fail()) return true;
+        out.setstate(std::ios_base::failbit);
+        return false;
+    };
+    uint64_t body = 8; // archetype count, slot count
     size_t next = 0;
     for (const auto& arch_ptr : archetypes) {
         const Archetype& arch = *arch_ptr;
         if (arch.size() == 0) continue;
-        const detail::ComponentRegistration* const* regs = registrations.data() + next;
+        const ComponentRegistration* const* regs = registrations.data() + next;
+        next += arch.types.size();
+        const uint64_t rows = arch.size();
+        body += 4 + 4 + rows * 8; // component count, row count, rows
+        for (size_t k = 0; k < arch.types.size(); ++k) body += 8 + regs[k]->name.size();
+        for (size_t k = 0; k < arch.columns.size(); ++k) {
+            const ComponentColumn& c = arch.columns[k];
+            if (c.elem_size == 0) continue; // tags: no column
+            body += 8;
+            if (regs[k]->bulk) {
+                body += rows * c.elem_size;
+                continue;
+            }
+            const size_t before = pending.size();
+            for (size_t r = 0; r < rows; ++r)
+                if (!write_pending(regs[k]->serialize, c.at(r))) return;
+            pending_sizes.push_back(pending.size() - before);
+            body += pending_sizes.back();
+        }
+    }
+    body += uint64_t(records.size()) * 4 + 4 + uint64_t(free_list.size()) * 4;
+    if (version >= 2) {
+        body += 4;
+        for (const auto& item : resources) {
+            const ResourceRegistration& reg = *item.first;
+            body += 4 + reg.name.size() + 4 + 8;
+            if (reg.bulk) {
+                body += reg.element_size;
+                continue;
+            }
+            const size_t before = pending.size();
+            if (!write_pending(reg.serialize, item.second)) return;
+            pending_sizes.push_back(pending.size() - before);
+            body += pending_sizes.back();
+        }
+    }
+
+    SnapshotWriter w(out);
+    unsigned char frame[16];
+    std::memcpy(frame, "ECS\0", 4);
+    put_u32(frame + 4, version);
+    put_u64(frame + 8, body);
+    if (version >= 2) {
+        w.raw(frame, 16);
+        w.u32(Crc32c::of(frame, 16));
+        w.begin_checksum();
+    } else {
+        w.raw(frame, 8);
+    }
+    w.u32(blocks);
+    w.u32(static_cast<uint32_t>(records.size()));
+
+    size_t pending_at = 0;   // next unwritten byte of `pending`
+    size_t pending_item = 0; // next entry of `pending_sizes`
+    auto write_next_pending = [&] {
+        const uint64_t bytes = pending_sizes[pending_item++];
+        w.u64(bytes);
+        w.raw(pending.data() + pending_at, bytes);
+        pending_at += static_cast<size_t>(bytes);
+    };
+    next = 0;
+    for (const auto& arch_ptr : archetypes) {
+        const Archetype& arch = *arch_ptr;
+        if (arch.size() == 0) continue;
+        const ComponentRegistration* const* regs = registrations.data() + next;
         next += arch.types.size();
         const uint32_t rows = static_cast<uint32_t>(arch.size());
 
@@ -1032,19 +1606,9 @@ inline void serialize(const World& world, std::ostream& out) {
             if (regs[k]->bulk) {
                 w.u64(uint64_t(rows) * c.elem_size);
                 w.raw(c.data, uint64_t(rows) * c.elem_size);
-                continue;
+            } else {
+                write_next_pending();
             }
-            sink.clear();
-            element_out.clear();
-            for (uint32_t r = 0; r < rows; ++r) {
-                regs[k]->serialize(element_out, c.at(r));
-                if (element_out.fail()) {
-                    out.setstate(std::ios_base::failbit);
-                    return;
-                }
-            }
-            w.u64(sink.size());
-            w.raw(sink.data(), sink.size());
         }
     }
 
@@ -1057,6 +1621,47 @@ inline void serialize(const World& world, std::ostream& out) {
     }
     w.u32(static_cast<uint32_t>(free_list.size()));
     w.u32_array(free_list.data(), free_list.size());
+    if (version < 2) return;
+
+    // Resource table, then the body's checksum.
+    w.u32(static_cast<uint32_t>(resources.size()));
+    for (const auto& item : resources) {
+        const ResourceRegistration& reg = *item.first;
+        w.u32(static_cast<uint32_t>(reg.name.size()));
+        w.raw(reg.name.data(), reg.name.size());
+        w.u32(reg.element_size);
+        if (reg.bulk) {
+            w.u64(reg.element_size);
+            w.raw(item.second, reg.element_size);
+        } else {
+            write_next_pending();
+        }
+    }
+    ECS_ASSERT(w.written() == body, "serialize: body length miscounted (library bug)");
+    w.u32(w.end_checksum());
+}
+
+} // namespace detail
+
+/**
+ * @brief Writes a binary snapshot of `world` to `out` (format version 2: SPEC.md §3.10.1 and its
+ *        1.0 addition).
+ *
+ * Captures every entity slot (live and dead), generations, the free list in order, archetype
+ * structure, component values and **[Addition]** the resources whose types were given a name by
+ * register_resource(). Archetypes without rows are skipped. Other resources, observers and deferred
+ * commands are not written. Columns of types registered without functions (memcpy) are written with
+ * one stream write each (checksummed in 64 KiB steps on the way); values of types with functions are
+ * serialized into a memory buffer first (their lengths precede them, and the body's length is written
+ * before the body), so writing holds those serialized bytes in memory once.
+ *
+ * @pre Every component type present in `world` is registered (asserted; otherwise nothing is
+ *      written and `out`'s failbit is set). A SerializeFunc that sets failbit also stops the
+ *      snapshot (before anything is written) and sets `out`'s failbit. Check `out` for write errors.
+ * Complexity: O(entities + slots) plus the bytes of the components and resources.
+ */
+inline void serialize(const World& world, std::ostream& out) {
+    detail::write_snapshot(world, out, SNAPSHOT_FORMAT_VERSION);
 }
 
 /**
@@ -1065,9 +1670,16 @@ inline void serialize(const World& world, std::ostream& out) {
  * On success the world holds exactly the snapshot's entities: the same handles (a handle live before
  * serialize is live again, a stale one stays stale), component values, archetype structure, slot
  * generations and free list order (the next create() returns what it would have returned in the
- * serialized world). Resources, observers and deferred commands of `world` are left alone.
- * `on_add` hooks do NOT fire for the loaded components: a snapshot restores state, it does not
- * replay its creation.
+ * serialized world). **[Addition]** Resources the snapshot holds (format 2: registered with
+ * register_resource) are set in `world`, replacing a resource of the same type; its other resources,
+ * observers and deferred commands are left alone. `on_add` hooks do NOT fire for the loaded
+ * components: a snapshot restores state, it does not replay its creation.
+ *
+ * **[Addition]** Formats 1 and 2 are read. In format 2 the frame checksum is verified first, then
+ * the body's checksum in a first pass over the body (the stream is read twice: a seekable one is
+ * sought back; any other is in memory anyway, see below), before anything is built: a damaged
+ * snapshot (any single flipped bit included) is `checksum_mismatch` and the world is not touched
+ * at all.
  *
  * Bad input is reported, never asserted: the result names the problem and its byte offset, and the
  * world is left as it was (no live entities; check_invariants() holds; components constructed along
@@ -1085,7 +1697,7 @@ inline void serialize(const World& world, std::ostream& out) {
  * @pre `world` has no live entities and is not iterating (asserted; returns target_not_empty /
  *      target_iterating without touching the world or the stream). Dead slots of `world` are
  *      replaced by the snapshot's on success.
- * Complexity: O(entities + slots) plus the bytes of the components.
+ * Complexity: O(entities + slots) plus the bytes of the components and resources.
  */
 inline DeserializeResult deserialize(World& world, std::istream& in) {
     using detail::WorldAccess;

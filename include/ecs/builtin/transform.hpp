@@ -1,7 +1,7 @@
 /**
  * @file ecs/builtin/transform.hpp
- * @brief Mat4 (column-major 4x4 float matrix), Vec3, and the LocalTransform / WorldTransform
- *        components.
+ * @brief Mat4 (column-major 4x4 float matrix) and the LocalTransform / WorldTransform components;
+ *        Vec2, Vec3 and Quat come from builtin/math.hpp.
  *
  * Ordinary components with no special status in the core: use them, or ignore them entirely.
  * LocalTransform is an entity's transform relative to its parent (or to the world origin when it
@@ -11,40 +11,18 @@
  * Conventions: column-major storage (element at row r, column c is `m[c * 4 + r]`), column vectors,
  * so `A * B` applied to a point applies B first, then A; the translation sits in m[12], m[13], m[14].
  * Rotations are right-handed, angles in radians.
+ *
+ * **[Addition]** `Mat4::compose(position, rotation, scale)` builds T * R * S from a Vec3, a Quat and
+ * a Vec3 (what an editor or a physics engine hands over); `translation(Vec3)`, `rotation(Quat)` and
+ * `scale(Vec3)` are its factors.
  */
 #pragma once
 
 #include <cstddef>
 
-#if !defined(__GNUC__) && !defined(__clang__)
-#  include <cmath>
-#endif
+#include "math.hpp"
 
 namespace ecs {
-
-namespace detail {
-// g++ and clang++ get sinf/cosf as builtins (what std::sin(float)/std::cos(float) call), sparing
-// every translation unit the parse of <cmath>; other compilers use <cmath>.
-#if defined(__GNUC__) || defined(__clang__)
-inline float sin_f(float x) noexcept { return __builtin_sinf(x); }
-inline float cos_f(float x) noexcept { return __builtin_cosf(x); }
-#else
-inline float sin_f(float x) noexcept { return std::sin(x); }
-inline float cos_f(float x) noexcept { return std::cos(x); }
-#endif
-} // namespace detail
-
-/// @brief A 3-component float vector: a point or a direction.
-struct Vec3 {
-    float x = 0.0f;
-    float y = 0.0f;
-    float z = 0.0f;
-
-    [[nodiscard]] friend constexpr bool operator==(const Vec3& a, const Vec3& b) noexcept {
-        return a.x == b.x && a.y == b.y && a.z == b.z;
-    }
-    [[nodiscard]] friend constexpr bool operator!=(const Vec3& a, const Vec3& b) noexcept { return !(a == b); }
-};
 
 /**
  * @brief Column-major 4x4 float matrix. A default-constructed Mat4 is the identity.
@@ -76,6 +54,42 @@ struct Mat4 {
         r.m[0] = x;
         r.m[5] = y;
         r.m[10] = z;
+        return r;
+    }
+
+    /// @brief **[Addition]** Translation by `t`.
+    [[nodiscard]] static constexpr Mat4 translation(const Vec3& t) noexcept { return translation(t.x, t.y, t.z); }
+    /// @brief **[Addition]** Non-uniform scale by `s` along the axes.
+    [[nodiscard]] static constexpr Mat4 scale(const Vec3& s) noexcept { return scale(s.x, s.y, s.z); }
+
+    /// @brief **[Addition]** The rotation of the unit quaternion `q` (normalize it first if it drifted).
+    [[nodiscard]] static constexpr Mat4 rotation(const Quat& q) noexcept {
+        return compose(Vec3{}, q, Vec3{1.0f, 1.0f, 1.0f});
+    }
+
+    /**
+     * @brief **[Addition]** `translation(position) * rotation(rotation) * scale(scale)`: applied to a
+     *        point, scales, then rotates, then translates. Computed directly (no matrix products).
+     * @param rotation a unit quaternion.
+     */
+    [[nodiscard]] static constexpr Mat4 compose(const Vec3& position, const Quat& rotation,
+                                                const Vec3& scale) noexcept {
+        const float x = rotation.x, y = rotation.y, z = rotation.z, w = rotation.w;
+        const float xx = x * x, yy = y * y, zz = z * z;
+        const float xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
+        Mat4 r;
+        r.m[0] = (1.0f - 2.0f * (yy + zz)) * scale.x; // column 0: the rotated x axis, times scale.x
+        r.m[1] = 2.0f * (xy + wz) * scale.x;
+        r.m[2] = 2.0f * (xz - wy) * scale.x;
+        r.m[4] = 2.0f * (xy - wz) * scale.y; // column 1
+        r.m[5] = (1.0f - 2.0f * (xx + zz)) * scale.y;
+        r.m[6] = 2.0f * (yz + wx) * scale.y;
+        r.m[8] = 2.0f * (xz + wy) * scale.z; // column 2
+        r.m[9] = 2.0f * (yz - wx) * scale.z;
+        r.m[10] = (1.0f - 2.0f * (xx + yy)) * scale.z;
+        r.m[12] = position.x;
+        r.m[13] = position.y;
+        r.m[14] = position.z;
         return r;
     }
 
