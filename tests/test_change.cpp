@@ -449,3 +449,26 @@ TEST_CASE("change: a randomized model of Changed/Added (smaller than test_model)
     }
     CHECK(w.check_invariants());
 }
+
+TEST_CASE("change: block bounds over thousands of rows survive swap-remove and sort", "[change]") {
+    ecs::World w;
+    w.track_changes<Hp>();
+    std::vector<ecs::Entity> es;
+    for (int i = 0; i < 3000; ++i) es.push_back(w.create_with(Hp{i}));
+    auto q = w.query<const Hp>(ecs::Changed<Hp>{});
+    CHECK(q.count() == 3000);
+    q.each([](const Hp&) {});
+    CHECK(q.count() == 0);
+    w.get<Hp>(es[5]);
+    w.get<Hp>(es[1500]);
+    w.get<Hp>(es[2999]);
+    CHECK(q.count() == 3);
+    for (int i = 0; i < 1000; ++i) w.destroy(es[size_t(1000 + i)]); // rows from the end fill the holes
+    CHECK(q.count() == 2);
+    w.sort<Hp>([](const Hp& l, const Hp& r) { return l.v > r.v; });
+    std::set<int> values;
+    q.each([&](const Hp& h) { values.insert(h.v); });
+    CHECK(values == std::set<int>{5, 2999});
+    CHECK(q.count() == 0);
+    CHECK(w.check_invariants());
+}

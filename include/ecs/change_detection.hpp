@@ -16,8 +16,9 @@
  * advanced tick and are seen by the next run. A 32-bit clock advances once per filtered run: 4 billion
  * runs before wrap-around (not handled).
  *
- * Per column the archetype also keeps the highest tick ever stamped (`max_added`, `max_changed`), so a
- * `Changed<T>` run skips an archetype where nothing changed since its last run without reading rows.
+ * Per column the archetype also keeps the highest tick ever stamped (`max_added`, `max_changed`), and
+ * one bound per block of 1,024 rows, so a `Changed<T>` run skips an archetype, or a block, where
+ * nothing changed since its last run without reading its rows.
  *
  * Thread-safety: as the archetype that owns the ticks (stamping is a plain write).
  */
@@ -55,33 +56,85 @@ struct ChangeClock {
     Tick now = 1;
 };
 
-/// Ticks of one tracked column: per row when its value was added and last changed.
+/// Ticks of one tracked column: per row when its value was added and last changed, and per block of
+/// BLOCK_ROWS rows an upper bound of both (a Changed/Added run skips blocks that cannot pass).
 struct TickColumn {
+    static constexpr size_t BLOCK_SHIFT = 10;
+    static constexpr size_t BLOCK_ROWS = size_t(1) << BLOCK_SHIFT;
+
     PodArray<Tick> added;
     PodArray<Tick> changed;
-    Tick max_added = 0;   ///< highest tick in `added` ever (never lowered: a conservative bound)
-    Tick max_changed = 0; ///< highest tick in `changed` ever
+    PodArray<Tick> block_added;   ///< >= every `added` tick of the block (never lowered but by permute)
+    PodArray<Tick> block_changed; ///< >= every `changed` tick of the block
+    Tick max_added = 0;   ///< >= every tick in `added`: a conservative bound for the whole archetype
+    Tick max_changed = 0; ///< >= every tick in `changed`
 
+    [[nodiscard]] size_t size() const noexcept { return added.size(); }
+
+    /// Appends a row stamped `t`; `t` is the clock's current tick, the highest ever stamped.
     void push(Tick t) {
+        if ((added.size() & (BLOCK_ROWS - 1)) == 0) {
+            block_added.push_back(t);
+            block_changed.push_back(t);
+        } else {
+            block_added.data()[added.size() >> BLOCK_SHIFT] = t;
+            block_changed.data()[added.size() >> BLOCK_SHIFT] = t;
+        }
         added.push_back(t);
         changed.push_back(t);
         max_added = t;
         max_changed = t;
     }
+    /// Sets both ticks of `row` (a row moved in from another archetype or from the last row).
     void set(size_t row, Tick add, Tick change) noexcept {
         added.data()[row] = add;
         changed.data()[row] = change;
-        if (add > max_added) max_added = add;
-        if (change > max_changed) max_changed = change;
+        raise(block_added.data()[row >> BLOCK_SHIFT], add);
+        raise(block_changed.data()[row >> BLOCK_SHIFT], change);
+        raise(max_added, add);
+        raise(max_changed, change);
     }
     void touch(size_t row, Tick t) noexcept {
         changed.data()[row] = t;
+        block_changed.data()[row >> BLOCK_SHIFT] = t;
         max_changed = t;
     }
     void touch_range(size_t begin, size_t count, Tick t) noexcept {
+        if (count == 0) return;
         Tick* p = changed.data() + begin;
         for (size_t i = 0; i < count; ++i) p[i] = t;
-        if (count != 0) max_changed = t;
+        for (size_t b = begin >> BLOCK_SHIFT; b <= (begin + count - 1) >> BLOCK_SHIFT; ++b) block_changed.data()[b] = t;
+        max_changed = t;
+    }
+    /// Swap-remove of `row`.
+    void erase(size_t row) noexcept {
+        const size_t last = added.size() - 1;
+        if (row != last) set(row, added.data()[last], changed.data()[last]);
+        added.pop_back();
+        changed.pop_back();
+        if ((last & (BLOCK_ROWS - 1)) == 0) {
+            block_added.pop_back();
+            block_changed.pop_back();
+        }
+    }
+    /// Recomputes the block bounds from the rows (after a permutation).
+    void rebuild_blocks() noexcept {
+        for (size_t b = 0; b < block_added.size(); ++b) block_added.data()[b] = block_changed.data()[b] = 0;
+        for (size_t row = 0; row < added.size(); ++row) {
+            raise(block_added.data()[row >> BLOCK_SHIFT], added.data()[row]);
+            raise(block_changed.data()[row >> BLOCK_SHIFT], changed.data()[row]);
+        }
+    }
+    void clear() noexcept {
+        added.clear();
+        changed.clear();
+        block_added.clear();
+        block_changed.clear();
+    }
+
+private:
+    static void raise(Tick& bound, Tick t) noexcept {
+        if (t > bound) bound = t;
     }
 };
 
@@ -104,9 +157,7 @@ public:
         if (columns_.size() < column_count) columns_.resize(column_count);
         if (columns_[c] != nullptr) return;
         auto col = std::make_unique<TickColumn>();
-        col->added.resize(rows, clock->now);
-        col->changed.resize(rows, clock->now);
-        if (rows != 0) col->max_added = col->max_changed = clock->now;
+        for (size_t row = 0; row < rows; ++row) col->push(clock->now);
         columns_[c] = std::move(col);
     }
 
@@ -121,17 +172,13 @@ public:
         const Tick t = clock_->now;
         for (auto& c : columns_)
             if (c != nullptr)
-                while (c->added.size() < rows) c->push(t);
+                while (c->size() < rows) c->push(t);
     }
     /// Swap-remove of `row` (the last row fills it). Not a change.
     void erase(size_t row) noexcept {
         for (auto& c : columns_) {
             if (c == nullptr) continue;
-            const size_t last = c->added.size() - 1;
-            c->added.data()[row] = c->added.data()[last];
-            c->changed.data()[row] = c->changed.data()[last];
-            c->added.pop_back();
-            c->changed.pop_back();
+            c->erase(row);
         }
     }
     /// New row i holds old row `order[i]`. Not a change.
@@ -143,14 +190,12 @@ public:
                 scratch.assign(arr->data(), arr->size());
                 for (size_t i = 0; i < order.size(); ++i) arr->data()[i] = scratch.data()[order[i]];
             }
+            c->rebuild_blocks();
         }
     }
     void clear() noexcept {
         for (auto& c : columns_)
-            if (c != nullptr) {
-                c->added.clear();
-                c->changed.clear();
-            }
+            if (c != nullptr) c->clear();
     }
     [[nodiscard]] size_t memory_bytes() const noexcept {
         size_t bytes = 0;

@@ -441,7 +441,7 @@ void run_query(const QueryCache& q, uint32_t& depth, Func& fn) {
  * @brief The rows of one archetype that pass a Changed/Added filter with progress `since`.
  *
  * `prepare` fetches the tick columns and says whether the archetype can hold a passing row at all
- * (its per-column maxima); `passes(row)` tests one row.
+ * (its per-column bounds); `block_may_pass(b)` tests a block's bounds; `passes(row)` tests one row.
  */
 class ChangeFilter {
 public:
@@ -451,28 +451,38 @@ public:
 
     bool prepare(const Archetype& arch) noexcept {
         count_ = 0;
-        for (size_t i = 0; i < q_.changed.size(); ++i) {
-            const TickColumn* c = arch.ticks_of(q_.changed.data()[i]);
-            if (c == nullptr || c->max_changed <= since_) return false;
-            if (count_ < MAX_LISTED) cols_[count_++] = c->changed.data();
-        }
-        for (size_t i = 0; i < q_.added.size(); ++i) {
-            const TickColumn* c = arch.ticks_of(q_.added.data()[i]);
-            if (c == nullptr || c->max_added <= since_) return false;
-            if (count_ < MAX_LISTED) cols_[count_++] = c->added.data();
-        }
+        for (size_t i = 0; i < q_.changed.size(); ++i)
+            if (!take(arch.ticks_of(q_.changed.data()[i]), true)) return false;
+        for (size_t i = 0; i < q_.added.size(); ++i)
+            if (!take(arch.ticks_of(q_.added.data()[i]), false)) return false;
+        return true;
+    }
+    [[nodiscard]] bool block_may_pass(size_t block) const noexcept {
+        for (size_t i = 0; i < count_; ++i)
+            if (blocks_[i][block] <= since_) return false;
         return true;
     }
     [[nodiscard]] ECS_FORCEINLINE bool passes(size_t row) const noexcept {
         for (size_t i = 0; i < count_; ++i)
-            if (cols_[i][row] <= since_) return false;
+            if (rows_[i][row] <= since_) return false;
         return true;
     }
 
 private:
+    bool take(const TickColumn* c, bool changed) noexcept {
+        if (c == nullptr || (changed ? c->max_changed : c->max_added) <= since_) return false;
+        if (count_ < MAX_LISTED) {
+            rows_[count_] = changed ? c->changed.data() : c->added.data();
+            blocks_[count_] = changed ? c->block_changed.data() : c->block_added.data();
+            ++count_;
+        }
+        return true;
+    }
+
     const QueryCache& q_;
     Tick since_;
-    const Tick* cols_[MAX_LISTED] = {};
+    const Tick* rows_[MAX_LISTED] = {};
+    const Tick* blocks_[MAX_LISTED] = {};
     size_t count_ = 0;
 };
 
@@ -489,24 +499,35 @@ inline bool change_filter_tracked(const QueryCache& q, const ArchetypeGraph& gra
     return true;
 }
 
-/// Calls `visit(arch, begin, count)` for each maximal run of rows of `q` passing the change filter.
+/// Calls `visit(arch, begin, count)` for each maximal run of rows of `q` passing the change filter
+/// (runs are computed before they are visited).
 template <typename Visit>
 void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
+    constexpr size_t BLOCK = TickColumn::BLOCK_ROWS;
     ChangeFilter filter(q, since);
     for (Archetype* a : q.archetypes) {
         const size_t n = a->size();
         if (n == 0 || !filter.prepare(*a)) continue;
-        size_t row = 0;
-        while (row < n) {
-            if (!filter.passes(row)) {
-                ++row;
+        size_t run_begin = 0;
+        size_t run_size = 0;
+        for (size_t block_begin = 0; block_begin < n; block_begin += BLOCK) {
+            const size_t block_end = block_begin + BLOCK < n ? block_begin + BLOCK : n;
+            if (!filter.block_may_pass(block_begin / BLOCK)) {
+                if (run_size != 0) visit(*a, run_begin, run_size);
+                run_size = 0;
                 continue;
             }
-            size_t end = row + 1;
-            while (end < n && filter.passes(end)) ++end;
-            visit(*a, row, end - row);
-            row = end;
+            for (size_t row = block_begin; row < block_end; ++row) {
+                if (filter.passes(row)) {
+                    if (run_size == 0) run_begin = row;
+                    ++run_size;
+                } else if (run_size != 0) {
+                    visit(*a, run_begin, run_size);
+                    run_size = 0;
+                }
+            }
         }
+        if (run_size != 0) visit(*a, run_begin, run_size);
     }
 }
 
