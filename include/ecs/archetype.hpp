@@ -14,6 +14,10 @@
  * This room owns everything about its rows: appending (push_entity), growth (reallocate),
  * swap-remove (erase_row), migration to another archetype (move_row_to) and reordering (permute).
  * It never reaches back into the World: callers update the entity records from what it returns.
+ *
+ * Change detection (change_detection.hpp): `ticks` holds tick columns for the tracked types only; every
+ * row operation keeps them parallel to the rows behind one `ticks.active()` branch. Moves inside
+ * storage (migration, swap-remove, permute, growth) carry the ticks along and never count as changes.
  */
 #pragma once
 
@@ -26,6 +30,7 @@
 #include <new>
 #include <vector>
 
+#include "change_detection.hpp"
 #include "component.hpp"
 #include "detail/algorithms.hpp"
 #include "detail/pod_array.hpp"
@@ -125,6 +130,7 @@ public:
         const size_t row = entities.size();
         if (ECS_UNLIKELY(row == entities.capacity())) grow_rows(); // one test covers both arrays
         entities.push_back_unchecked(e);
+        if (ECS_UNLIKELY(ticks.active())) ticks.push(); // a new row counts as added now
         return static_cast<uint32_t>(row);
     }
 
@@ -164,6 +170,7 @@ public:
             entities[row] = moved;
         }
         entities.pop_back();
+        if (ECS_UNLIKELY(ticks.active())) ticks.erase(row);
         return moved;
     }
 
@@ -211,6 +218,7 @@ public:
         } else {
             move_columns(src_row, last, dst, dst_row);
         }
+        if (ECS_UNLIKELY(ticks.active())) move_ticks(src_row, dst, dst_row);
         return RowMove{dst_row, pop_into(src_row)};
     }
 
@@ -237,12 +245,32 @@ public:
                 j = k;
             }
         }
+        if (ECS_UNLIKELY(ticks.active())) ticks.permute(order);
+    }
+
+    /// Starts change tracking of `t` on this archetype (no-op without `t`); existing rows count as
+    /// added at the clock's current tick.
+    void enable_ticks(ComponentTypeID t, detail::ChangeClock* clock) {
+        if (has(t)) ticks.enable(column_index[t], columns.size(), size(), clock);
+    }
+    /// Tick column of `t`, or nullptr when `t` is absent or not tracked.
+    [[nodiscard]] detail::TickColumn* ticks_of(ComponentTypeID t) const noexcept {
+        return has(t) ? ticks.column(column_index[t]) : nullptr;
+    }
+    /// Records that the `t` at `row` changed now (no-op when `t` is not tracked).
+    void touch(ComponentTypeID t, size_t row) noexcept {
+        if (detail::TickColumn* c = ticks_of(t)) c->touch(row, ticks.now());
+    }
+    /// Rows appended to `entities` directly (snapshot loading) get their ticks: added now.
+    void sync_ticks() {
+        if (ECS_UNLIKELY(ticks.active())) ticks.grow_to(size());
     }
 
     /// Destroys every row (entities included); keeps the block for reuse.
     void clear() noexcept {
         destroy_all_rows();
         entities.clear();
+        ticks.clear();
     }
 
     /// Makes room for at least `n` rows (one allocation at most).
@@ -271,8 +299,20 @@ public:
     uint32_t id = 0;                        ///< position in the world's archetype list
     size_t row_size = 0;                    ///< sum of the columns' strides
     bool all_trivial = true;                ///< every column is trivially copyable (no destructor to run)
+    detail::RowTicks ticks;                 ///< tick columns of the tracked types (change_detection.hpp)
 
 private:
+    /// Copies the ticks of the moving row to `dst` (which already pushed a row stamped "added now":
+    /// the types `dst` gains keep that stamp). The source row's ticks go with pop_into.
+    ECS_NOINLINE void move_ticks(uint32_t src_row, Archetype& dst, uint32_t dst_row) noexcept {
+        for (size_t c = 0; c < columns.size(); ++c) {
+            const detail::TickColumn* from = ticks.column(c);
+            if (from == nullptr) continue;
+            detail::TickColumn* to = dst.ticks_of(columns[c].type_id);
+            if (to != nullptr) to->set(dst_row, from->added.data()[src_row], from->changed.data()[src_row]);
+        }
+    }
+
     /// The general column pass of move_row_to: move each value out (or destroy it), then fill the
     /// hole from the last row.
     ECS_NOINLINE void move_columns(uint32_t src_row, size_t last, Archetype& dst, uint32_t dst_row) {

@@ -15,9 +15,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "archetype.hpp"
+#include "change_detection.hpp"
 #include "component.hpp"
 #include "config.hpp"
 #include "detail/algorithms.hpp"
@@ -87,6 +89,9 @@ public:
         Archetype* arch = new Archetype(types, static_cast<uint32_t>(archetypes_.size()));
         archetypes_.push_back(arch);
         index_insert(arch);
+        if (ECS_UNLIKELY(clock_ != nullptr))
+            for (ComponentTypeID t : arch->types)
+                if (tracked_.test(t)) arch->enable_ticks(t, clock_.get());
         return arch;
     }
 
@@ -113,11 +118,30 @@ public:
     [[nodiscard]] size_t memory_bytes() const noexcept {
         size_t bytes = 0;
         for (const Archetype* a : archetypes_)
-            bytes += sizeof(Archetype) + a->block_bytes() + a->entities.capacity() * sizeof(Entity);
+            bytes += sizeof(Archetype) + a->block_bytes() + a->entities.capacity() * sizeof(Entity) + a->ticks.memory_bytes();
         return bytes;
     }
 
+    // -- change detection (change_detection.hpp) ------------------------------------------------------
+
+    /// Starts tracking `id` in every archetype, present and future; idempotent. Rows that already
+    /// hold `id` count as added at the current tick. @pre id < ECS_MAX_COMPONENTS
+    void track(ComponentTypeID id) {
+        if (clock_ == nullptr) clock_ = std::make_unique<detail::ChangeClock>();
+        if (tracked_.test(id)) return;
+        tracked_.set(id);
+        for (Archetype* a : archetypes_) a->enable_ticks(id, clock_.get());
+    }
+    [[nodiscard]] bool tracks(ComponentTypeID id) const noexcept { return id < ECS_MAX_COMPONENTS && tracked_.test(id); }
+    /// True once some type is tracked (the one branch untracked worlds take).
+    [[nodiscard]] bool any_tracked() const noexcept { return clock_ != nullptr; }
+    /// The world's tick clock; nullptr until the first track().
+    [[nodiscard]] detail::ChangeClock* clock() const noexcept { return clock_.get(); }
+
 private:
+    std::unique_ptr<detail::ChangeClock> clock_; ///< created by the first track(); archetypes point at it
+    ComponentMask tracked_;                      ///< types with tick columns
+
     static ECS_FORCEINLINE Archetype* cached_edge(const Archetype& src, ComponentTypeID id,
                                                   Archetype* ArchetypeEdge::*dir) noexcept {
         return ECS_LIKELY(id < src.edges.size()) ? src.edges[id].*dir : nullptr;

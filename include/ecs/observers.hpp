@@ -1,12 +1,16 @@
 /**
  * @file ecs/observers.hpp
- * @brief Observers: the on_add / on_remove hooks of a world, one list per component type, and their
- *        dispatch.
+ * @brief Observers: the value hooks of a world (on_add / on_remove / on_set, one list per component
+ *        type), the query observers (on_enter / on_leave), their ids and their dispatch.
  *
  * A hook may change OTHER entities, structurally too. Dispatch therefore re-reads the entity's record
  * before every callback and holds no row, column pointer or reference across one (PITFALLS 5). With no
  * hook registered for a type, the cost on a structural change is one predictable branch on a flag
- * and a bit test (PITFALLS 6).
+ * and a bit test (PITFALLS 6); with no query observer, one branch on a flag.
+ *
+ * Every registration returns an ObserverId; `disconnect(id)` marks the hook dead. Hooks live on the
+ * heap and are freed only when no dispatch runs (compaction), so a hook may disconnect itself or
+ * others, or register new ones, while it runs: a dead hook is skipped, the others keep their order.
  *
  * Thread-safety: registration and dispatch need exclusive access to the world.
  */
@@ -14,6 +18,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "archetype.hpp"
 #include "component.hpp"
@@ -27,45 +33,113 @@ namespace ecs {
 
 class World;
 
+/// @brief Names one registered observer (on_add, on_remove, on_set, on_enter, on_leave) for
+///        World::disconnect (addition). A default-constructed id names nothing.
+struct ObserverId {
+    uint32_t value = 0;
+    [[nodiscard]] constexpr bool valid() const noexcept { return value != 0; }
+    friend constexpr bool operator==(ObserverId a, ObserverId b) noexcept { return a.value == b.value; }
+    friend constexpr bool operator!=(ObserverId a, ObserverId b) noexcept { return a.value != b.value; }
+};
+
 namespace detail {
 
 /**
- * @brief The hooks of one world: per component id, the on_add and on_remove lists in registration
- *        order, a mask of the ids that have any, and the slots whose on_remove hooks are running.
+ * @brief The observers of one world: per component id the on_add, on_remove and on_set lists in
+ *        registration order, masks of the ids that have any, the query observers, and the slots
+ *        whose on_remove hooks are running.
  */
 class Observers {
 public:
     /// Type-erased hook: receives the world, the entity and the component's address.
     using ErasedHook = std::function<void(World&, Entity, void*)>;
+    /// Query observer callback.
+    using EntityHook = std::function<void(World&, Entity)>;
 
     template <typename T>
     static ErasedHook erase(std::function<void(World&, Entity, T&)> fn) {
         return [f = std::move(fn)](World& w, Entity e, void* p) { f(w, e, *static_cast<T*>(p)); };
     }
 
-    void add_on_add(ComponentTypeID id, ErasedHook&& fn) {
-        add_hooks_.push_back(id, static_cast<ErasedHook&&>(fn));
-        add_mask_.set(id);
-        any_add_ = true;
+    ObserverId add_on_add(ComponentTypeID id, ErasedHook&& fn) { return add_hook(add_, add_mask_, any_add_, id, std::move(fn)); }
+    ObserverId add_on_remove(ComponentTypeID id, ErasedHook&& fn) {
+        return add_hook(remove_, remove_mask_, any_remove_, id, std::move(fn));
     }
-    void add_on_remove(ComponentTypeID id, ErasedHook&& fn) {
-        remove_hooks_.push_back(id, static_cast<ErasedHook&&>(fn));
-        remove_mask_.set(id);
-        any_remove_ = true;
+    ObserverId add_on_set(ComponentTypeID id, ErasedHook&& fn) { return add_hook(set_, set_mask_, any_set_, id, std::move(fn)); }
+    /// A query observer over `include` / `exclude`; `enter` picks on_enter (else on_leave).
+    ObserverId add_query_observer(bool enter, const ComponentMask& include, const ComponentMask& exclude, bool impossible,
+                                  EntityHook&& fn) {
+        auto hook = std::make_unique<QueryHook>();
+        hook->include = include;
+        hook->exclude = exclude;
+        hook->impossible = impossible;
+        hook->fn = std::move(fn);
+        hook->id = next_id_++;
+        const ObserverId id{hook->id};
+        (enter ? enter_ : leave_).push_back(std::move(hook));
+        any_query_ = true;
+        return id;
+    }
+
+    /// Marks the observer `id` dead. @return false when unknown or already disconnected.
+    bool disconnect(ObserverId id) {
+        if (id.value == 0 || id.value >= next_id_) return false;
+        bool found = kill(add_, id.value) || kill(remove_, id.value) || kill(set_, id.value) || kill_query(enter_, id.value) ||
+                     kill_query(leave_, id.value);
+        if (found) {
+            garbage_ = true;
+            if (dispatching_ == 0) compact();
+        }
+        return found;
     }
 
     /// True when some on_add hook exists (the one branch structural paths take when there is none).
     [[nodiscard]] ECS_FORCEINLINE bool any_add() const noexcept { return any_add_; }
     [[nodiscard]] ECS_FORCEINLINE bool any_remove() const noexcept { return any_remove_; }
+    [[nodiscard]] ECS_FORCEINLINE bool any_set() const noexcept { return any_set_; }
+    /// True when some on_enter / on_leave observer exists.
+    [[nodiscard]] ECS_FORCEINLINE bool any_query() const noexcept { return any_query_; }
     /// True when an on_remove hook exists for one of the types of `mask`.
     [[nodiscard]] bool any_remove_in(const ComponentMask& mask) const noexcept { return (mask & remove_mask_).any(); }
     [[nodiscard]] bool has_remove(ComponentTypeID id) const noexcept { return remove_mask_.test(id); }
 
     void fire_on_add(World& w, const EntityIndex& index, Entity e, ComponentTypeID id) {
-        if (add_mask_.test(id)) fire(add_hooks_, w, index, e, id);
+        if (add_mask_.test(id)) fire(add_, w, index, e, id);
     }
     void fire_on_remove(World& w, const EntityIndex& index, Entity e, ComponentTypeID id) {
-        if (remove_mask_.test(id)) fire(remove_hooks_, w, index, e, id);
+        if (remove_mask_.test(id)) fire(remove_, w, index, e, id);
+    }
+    void fire_on_set(World& w, const EntityIndex& index, Entity e, ComponentTypeID id) {
+        if (set_mask_.test(id)) fire(set_, w, index, e, id);
+    }
+
+    /**
+     * Runs the on_enter observers that match `e`'s archetype and did not match `before` (nullptr: the
+     * entity did not exist). Re-reads the record before each; stops when `e` dies.
+     */
+    void fire_enter(World& w, const EntityIndex& index, Entity e, const ComponentMask* before) {
+        DispatchScope scope(*this);
+        for (size_t i = 0; i < enter_.size(); ++i) {
+            QueryHook& h = *enter_[i];
+            if (!h.alive) continue;
+            if (!index.alive(e)) return;
+            if (!h.matches(index[e.index].archetype->mask) || (before != nullptr && h.matches(*before))) continue;
+            h.fn(w, e);
+        }
+    }
+    /**
+     * Runs the on_leave observers that match `e`'s archetype and will not match `after` (nullptr: the
+     * entity is destroyed), while its components are still readable.
+     */
+    void fire_leave(World& w, const EntityIndex& index, Entity e, const ComponentMask* after) {
+        DispatchScope scope(*this);
+        for (size_t i = 0; i < leave_.size(); ++i) {
+            QueryHook& h = *leave_[i];
+            if (!h.alive) continue;
+            if (!index.alive(e)) return;
+            if (!h.matches(index[e.index].archetype->mask) || (after != nullptr && h.matches(*after))) continue;
+            h.fn(w, e);
+        }
     }
 
     /**
@@ -89,33 +163,137 @@ public:
         for (size_t i = 0; i < arch->types.size(); ++i) {
             const ComponentTypeID id = arch->types[i];
             if (!remove_mask_.test(id)) continue;
-            fire(remove_hooks_, w, index, e, id); // `arch` stays valid: archetypes are never freed
+            fire(remove_, w, index, e, id); // `arch` stays valid: archetypes are never freed
             if (!index.alive(e)) break;
         }
         return true;
     }
 
-private:
-    using HookTable = OwnedBuckets<ErasedHook>;
+    /// True while `e`'s destroy runs its hooks further up the stack.
+    [[nodiscard]] bool dying(Entity e) const noexcept {
+        return detail::find_value(dying_.begin(), dying_.end(), e.index) != dying_.end();
+    }
 
-    /// Runs the hooks of `id` on `e`, re-reading the record before each one: a hook may move rows of
-    /// this archetype or grow its block. Stops when `e` no longer has the component.
-    ECS_NOINLINE static void fire(HookTable& hooks, World& w, const EntityIndex& index, Entity e, ComponentTypeID id) {
-        for (size_t i = 0; i < hooks.size(id); ++i) {
+private:
+    struct Hook {
+        ErasedHook fn;
+        uint32_t id = 0;
+        bool alive = true;
+    };
+    struct QueryHook {
+        ComponentMask include;
+        ComponentMask exclude;
+        EntityHook fn;
+        uint32_t id = 0;
+        bool alive = true;
+        bool impossible = false; ///< a required type lies beyond the bitset
+        [[nodiscard]] bool matches(const ComponentMask& m) const noexcept {
+            return !impossible && (m & include) == include && (m & exclude).none();
+        }
+    };
+    /// Hooks stay at one address (unique_ptr) while their list grows; freed only by compact().
+    using HookList = std::vector<std::unique_ptr<Hook>>;
+    using HookTable = std::vector<HookList>; ///< by component id
+
+    /// Counts running dispatches; the outermost one compacts what was disconnected meanwhile.
+    struct DispatchScope {
+        explicit DispatchScope(Observers& o) noexcept : self(o) { ++self.dispatching_; }
+        ~DispatchScope() {
+            if (--self.dispatching_ == 0 && self.garbage_) self.compact();
+        }
+        DispatchScope(const DispatchScope&) = delete;
+        DispatchScope& operator=(const DispatchScope&) = delete;
+        Observers& self;
+    };
+
+    ObserverId add_hook(HookTable& table, ComponentMask& mask, bool& any, ComponentTypeID id, ErasedHook&& fn) {
+        if (id >= table.size()) table.resize(size_t(id) + 1);
+        auto hook = std::make_unique<Hook>();
+        hook->fn = std::move(fn);
+        hook->id = next_id_++;
+        const ObserverId result{hook->id};
+        table[id].push_back(std::move(hook));
+        mask.set(id);
+        any = true;
+        return result;
+    }
+
+    static bool kill(HookTable& table, uint32_t id) noexcept {
+        for (HookList& list : table)
+            for (auto& h : list)
+                if (h->id == id) {
+                    if (!h->alive) return false;
+                    h->alive = false;
+                    return true;
+                }
+        return false;
+    }
+    static bool kill_query(std::vector<std::unique_ptr<QueryHook>>& list, uint32_t id) noexcept {
+        for (auto& h : list)
+            if (h->id == id) {
+                if (!h->alive) return false;
+                h->alive = false;
+                return true;
+            }
+        return false;
+    }
+
+    /// Frees dead hooks and recomputes the masks and flags. Only when no dispatch runs.
+    void compact() {
+        garbage_ = false;
+        auto sweep = [](auto& list) {
+            size_t kept = 0;
+            for (size_t i = 0; i < list.size(); ++i)
+                if (list[i]->alive) list[kept++] = std::move(list[i]);
+            list.resize(kept);
+        };
+        auto sweep_table = [&](HookTable& table, ComponentMask& mask, bool& any) {
+            mask.reset();
+            for (size_t id = 0; id < table.size(); ++id) {
+                sweep(table[id]);
+                if (!table[id].empty()) mask.set(id);
+            }
+            any = mask.any();
+        };
+        sweep_table(add_, add_mask_, any_add_);
+        sweep_table(remove_, remove_mask_, any_remove_);
+        sweep_table(set_, set_mask_, any_set_);
+        sweep(enter_);
+        sweep(leave_);
+        any_query_ = !enter_.empty() || !leave_.empty();
+    }
+
+    /// Runs the live hooks of `id` on `e`, re-reading the record before each one: a hook may move rows
+    /// of this archetype or grow its block, or register hooks (the table may grow: index it anew).
+    /// Stops when `e` no longer has the component.
+    ECS_NOINLINE void fire(HookTable& hooks, World& w, const EntityIndex& index, Entity e, ComponentTypeID id) {
+        DispatchScope scope(*this);
+        for (size_t i = 0; i < hooks[id].size(); ++i) {
+            Hook& h = *hooks[id][i];
+            if (!h.alive) continue;
             if (!index.alive(e)) return;
             const EntityRecord& r = index[e.index];
             if (!r.archetype->has(id)) return;
             void* value = r.archetype->column(id).at(r.row);
-            hooks.at(id, i)(w, e, value);
+            h.fn(w, e, value);
         }
     }
 
-    HookTable add_hooks_;
-    HookTable remove_hooks_;
+    HookTable add_;
+    HookTable remove_;
+    HookTable set_;
+    std::vector<std::unique_ptr<QueryHook>> enter_;
+    std::vector<std::unique_ptr<QueryHook>> leave_;
     ComponentMask add_mask_;
     ComponentMask remove_mask_;
+    ComponentMask set_mask_;
     bool any_add_ = false;
     bool any_remove_ = false;
+    bool any_set_ = false;
+    bool any_query_ = false;
+    bool garbage_ = false;      ///< some hook was disconnected and not freed yet
+    uint32_t dispatching_ = 0;  ///< nested dispatch depth
+    uint32_t next_id_ = 1;
     PodArray<uint32_t> dying_; ///< slots whose on_remove hooks are running (nested destroys)
 };
 

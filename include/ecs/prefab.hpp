@@ -349,6 +349,7 @@ private:
         for (size_t i = 0; i < prefab.entries_.size(); ++i) WorldAccess::fire_on_add(world, e, prefab.entries_[i].id);
         for (size_t i = 0; i < N; ++i)
             if (extends[i]) WorldAccess::fire_on_add(world, e, ids[i]);
+        WorldAccess::fire_on_enter(world, e); // query observers, after the on_add hooks
         return e;
     }
 

@@ -14,7 +14,11 @@
  * | `Optional<const T>`| nothing         | `const T*`                  | `const T*` or nullptr   |
  *
  * Filters: `With<Ts...>{}` (must have every Ts), `Without<Ts...>{}` (must have none; `Exclude` is the
- * same type).
+ * same type). Handles (`world.query`) also take `Changed<Ts...>{}` and `Added<Ts...>{}`
+ * (change_detection.hpp): must have every Ts, changed / added since the handle's previous run.
+ *
+ * Change detection: a run stamps "changed now" on the rows it visits for each non-const term whose
+ * type is tracked, decided once per archetype (one branch on `Archetype::ticks.active()`).
  *
  * Each distinct (terms, filters) signature gets a process-wide slot number from a function-local
  * static; each world keeps one cache per slot: the masks and the matching archetypes, extended
@@ -35,6 +39,7 @@
 
 #include "archetype.hpp"
 #include "archetype_graph.hpp"
+#include "change_detection.hpp"
 #include "component.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
@@ -145,18 +150,30 @@ struct FilterTraits {
     static constexpr bool is_filter = false;
     using required = TypeList<>;
     using excluded = TypeList<>;
+    using changed = TypeList<>; ///< Changed<Ts...>
+    using added = TypeList<>;   ///< Added<Ts...>
 };
 template <typename... Ts>
-struct FilterTraits<With<Ts...>> {
+struct FilterTraits<With<Ts...>> : FilterTraits<void> {
     static constexpr bool is_filter = true;
     using required = TypeList<bare_t<Ts>...>;
-    using excluded = TypeList<>;
 };
 template <typename... Ts>
-struct FilterTraits<Without<Ts...>> {
+struct FilterTraits<Without<Ts...>> : FilterTraits<void> {
     static constexpr bool is_filter = true;
-    using required = TypeList<>;
     using excluded = TypeList<bare_t<Ts>...>;
+};
+template <typename... Ts>
+struct FilterTraits<Changed<Ts...>> : FilterTraits<void> {
+    static constexpr bool is_filter = true;
+    using required = TypeList<bare_t<Ts>...>;
+    using changed = TypeList<bare_t<Ts>...>;
+};
+template <typename... Ts>
+struct FilterTraits<Added<Ts...>> : FilterTraits<void> {
+    static constexpr bool is_filter = true;
+    using required = TypeList<bare_t<Ts>...>;
+    using added = TypeList<bare_t<Ts>...>;
 };
 
 template <typename F>
@@ -198,7 +215,8 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
                       "ecs query: a term must be a component type, not a pointer or reference "
                       "(use ecs::Optional<T> for a component that may be absent)");
         static_assert((FilterTraits<Filters>::is_filter && ...),
-                      "ecs query: the arguments before the callback must be filters (ecs::With<...>{}, ecs::Without<...>{})");
+                      "ecs query: the arguments before the callback must be filters (ecs::With<...>{}, ecs::Without<...>{}, "
+                      "and for world.query only ecs::Changed<...>{}, ecs::Added<...>{})");
         static_assert(distinct<term_component_t<Terms>...>::value, "ecs query: a component type is listed twice among the terms");
         static_assert(list_distinct<excluded>::value, "ecs query: a component type is listed twice in Without/Exclude");
         static_assert(lists_disjoint<required, excluded>::value,
@@ -206,6 +224,10 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
         return true;
     }
     static constexpr bool read_only = (TermTraits<Terms>::read_only && ...);
+    using changed = typename concat<typename FilterTraits<Filters>::changed...>::type;
+    using added = typename concat<typename FilterTraits<Filters>::added...>::type;
+    /// True when a Changed/Added filter is present (only query handles keep the progress they need).
+    static constexpr bool change_filtered = !std::is_same_v<changed, TypeList<>> || !std::is_same_v<added, TypeList<>>;
 };
 
 // -- the cache ---------------------------------------------------------------------------------------
@@ -226,6 +248,9 @@ struct QueryCache {
     PodArray<Archetype*> archetypes;
     size_t scanned = 0;      ///< archetypes of the graph already tested (the generation seen)
     bool impossible = false; ///< a required type can never be a component (id beyond the bitset)
+    bool change_filtered = false;        ///< Changed/Added filters present (handles only)
+    PodArray<ComponentTypeID> changed;   ///< the types of Changed<...>
+    PodArray<ComponentTypeID> added;     ///< the types of Added<...>
 
     /// Appends the archetypes created since the last refresh that match.
     ECS_FORCEINLINE void refresh(const ArchetypeGraph& graph) {
@@ -294,6 +319,14 @@ private:
         bool ignored = false;
         set_bits(entry->include, entry->impossible, typename Check::required{});
         set_bits(entry->exclude, ignored, typename Check::excluded{}); // a type beyond the bitset is on no entity
+        entry->change_filtered = Check::change_filtered;
+        push_ids(entry->changed, typename Check::changed{});
+        push_ids(entry->added, typename Check::added{});
+    }
+
+    template <typename... Ts>
+    static void push_ids(PodArray<ComponentTypeID>& ids, TypeList<Ts...>) {
+        (ids.push_back(component_id<Ts>()), ...);
     }
 
     mutable OwnedArray<QueryCache> caches_;
@@ -339,6 +372,17 @@ ECS_FORCEINLINE term_param_t<Term> term_element(term_pointer_t<Term> column, siz
     }
 }
 
+/// `column` advanced to row `begin` (a tag's one object and an absent Optional stay as they are).
+template <typename Term>
+ECS_FORCEINLINE term_pointer_t<Term> term_offset(term_pointer_t<Term> column, size_t begin) noexcept {
+    if constexpr (is_tag_v<term_component_t<Term>>) {
+        (void)begin;
+        return column;
+    } else {
+        return column != nullptr ? column + begin : column;
+    }
+}
+
 /// Whether a callback wants the entity first; one fitting neither form is a readable compile error.
 template <typename Func, typename... Terms>
 constexpr bool takes_entity() {
@@ -359,6 +403,24 @@ ECS_FORCEINLINE void run_rows(Func& fn, size_t n, const Entity* entities, term_p
     }
 }
 
+/// Stamps "changed now" on rows [begin, begin + count) of `arch` for the non-const term `Term`
+/// when its type is tracked there. Called once per archetype (or per row for filtered runs).
+template <typename Term>
+ECS_FORCEINLINE void touch_term(Archetype& arch, size_t begin, size_t count) noexcept {
+    if constexpr (!TermTraits<Term>::read_only) {
+        if (TickColumn* c = arch.ticks_of(component_id<term_component_t<Term>>())) c->touch_range(begin, count, arch.ticks.now());
+    } else {
+        (void)arch;
+        (void)begin;
+        (void)count;
+    }
+}
+/// touch_term for every term; the caller has checked `arch.ticks.active()`.
+template <typename... Terms>
+ECS_NOINLINE void touch_terms(Archetype& arch, size_t begin, size_t count) noexcept {
+    (touch_term<Terms>(arch, begin, count), ...);
+}
+
 /// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
 template <bool WithEntity, typename... Terms, typename Func>
 void run_query(const QueryCache& q, uint32_t& depth, Func& fn) {
@@ -369,7 +431,129 @@ void run_query(const QueryCache& q, uint32_t& depth, Func& fn) {
         Archetype& arch = *archs[a];
         const size_t n = arch.size();
         if (n == 0) continue;
+        if constexpr (!(TermTraits<Terms>::read_only && ...))
+            if (ECS_UNLIKELY(arch.ticks.active())) touch_terms<Terms...>(arch, 0, n);
         run_rows<WithEntity, Terms...>(fn, n, arch.entities.data(), term_column<Terms>(arch)...);
+    }
+}
+
+/**
+ * @brief The rows of one archetype that pass a Changed/Added filter with progress `since`.
+ *
+ * `prepare` fetches the tick columns and says whether the archetype can hold a passing row at all
+ * (its per-column bounds); `block_may_pass(b)` tests a block's bounds; `passes(row)` tests one row.
+ */
+class ChangeFilter {
+public:
+    static constexpr size_t MAX_LISTED = 16;
+
+    ChangeFilter(const QueryCache& q, Tick since) noexcept : q_(q), since_(since) {}
+
+    bool prepare(const Archetype& arch) noexcept {
+        count_ = 0;
+        for (size_t i = 0; i < q_.changed.size(); ++i)
+            if (!take(arch.ticks_of(q_.changed.data()[i]), true)) return false;
+        for (size_t i = 0; i < q_.added.size(); ++i)
+            if (!take(arch.ticks_of(q_.added.data()[i]), false)) return false;
+        return true;
+    }
+    [[nodiscard]] bool block_may_pass(size_t block) const noexcept {
+        for (size_t i = 0; i < count_; ++i)
+            if (blocks_[i][block] <= since_) return false;
+        return true;
+    }
+    /// The one tick array to test when a single type is listed, else nullptr.
+    [[nodiscard]] const Tick* single() const noexcept { return count_ == 1 ? rows_[0] : nullptr; }
+    [[nodiscard]] ECS_FORCEINLINE bool passes(size_t row) const noexcept {
+        for (size_t i = 0; i < count_; ++i)
+            if (rows_[i][row] <= since_) return false;
+        return true;
+    }
+
+private:
+    bool take(const TickColumn* c, bool changed) noexcept {
+        if (c == nullptr || (changed ? c->max_changed : c->max_added) <= since_) return false;
+        if (count_ < MAX_LISTED) {
+            rows_[count_] = changed ? c->changed.data() : c->added.data();
+            blocks_[count_] = changed ? c->block_changed.data() : c->block_added.data();
+            ++count_;
+        }
+        return true;
+    }
+
+    const QueryCache& q_;
+    Tick since_;
+    const Tick* rows_[MAX_LISTED] = {};
+    const Tick* blocks_[MAX_LISTED] = {};
+    size_t count_ = 0;
+};
+
+/// True when every type of the cache's Changed/Added lists is tracked; asserts otherwise.
+inline bool change_filter_tracked(const QueryCache& q, const ArchetypeGraph& graph) noexcept {
+    for (size_t i = 0; i < q.changed.size(); ++i)
+        if (!ECS_CHECK(graph.tracks(q.changed.data()[i]),
+                       "Query: Changed<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
+            return false;
+    for (size_t i = 0; i < q.added.size(); ++i)
+        if (!ECS_CHECK(graph.tracks(q.added.data()[i]),
+                       "Query: Added<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
+            return false;
+    return true;
+}
+
+/// Calls `visit(arch, begin, count)` for each maximal run of rows of `q` passing the change filter
+/// (runs are computed before they are visited).
+template <typename Visit>
+void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
+    constexpr size_t BLOCK = TickColumn::BLOCK_ROWS;
+    ChangeFilter filter(q, since);
+    for (Archetype* a : q.archetypes) {
+        const size_t n = a->size();
+        if (n == 0 || !filter.prepare(*a)) continue;
+        size_t run_begin = 0;
+        size_t run_size = 0;
+        for (size_t block_begin = 0; block_begin < n; block_begin += BLOCK) {
+            const size_t block_end = block_begin + BLOCK < n ? block_begin + BLOCK : n;
+            if (!filter.block_may_pass(block_begin / BLOCK)) {
+                if (run_size != 0) visit(*a, run_begin, run_size);
+                run_size = 0;
+                continue;
+            }
+            const Tick* single = filter.single();
+            if (single != nullptr) { // one listed type: a tight scan for the next passing row
+                size_t row = block_begin;
+                while (row < block_end) {
+                    if (single[row] <= since) {
+                        if (run_size != 0) {
+                            visit(*a, run_begin, run_size);
+                            run_size = 0;
+                        }
+                        ++row;
+                        for (; row + 16 <= block_end; row += 16) { // 16 at a time, branch-free inside
+                            unsigned any = 0;
+                            for (size_t k = 0; k < 16; ++k) any |= unsigned(single[row + k] > since);
+                            if (any != 0) break;
+                        }
+                        while (row < block_end && single[row] <= since) ++row;
+                        continue;
+                    }
+                    if (run_size == 0) run_begin = row;
+                    ++run_size;
+                    ++row;
+                }
+                continue;
+            }
+            for (size_t row = block_begin; row < block_end; ++row) {
+                if (filter.passes(row)) {
+                    if (run_size == 0) run_begin = row;
+                    ++run_size;
+                } else if (run_size != 0) {
+                    visit(*a, run_begin, run_size);
+                    run_size = 0;
+                }
+            }
+        }
+        if (run_size != 0) visit(*a, run_begin, run_size);
     }
 }
 
@@ -413,9 +597,15 @@ private:
 /**
  * @brief A query handle: `auto q = world.query<Position, const Velocity>(ecs::Without<Frozen>{});`.
  *
- * Cheap to copy (three pointers). Valid while the world it came from lives at the same address
- * (moving the World invalidates its handles). Its runs see archetypes created after the handle was
- * made. Runs are iteration: structural changes inside are refused (use deferred()).
+ * Cheap to copy (three pointers and a tick). Valid while the world it came from lives at the same
+ * address (moving the World invalidates its handles). Its runs see archetypes created after the handle
+ * was made. Runs are iteration: structural changes inside are refused (use deferred()).
+ *
+ * Change filters (`Changed<Ts...>{}`, `Added<Ts...>{}`): the handle keeps its progress, the tick of
+ * the end of its previous run, in itself. A run (each / each_chunk) visits the rows whose listed types
+ * were changed (added) after that, then advances it. A copy starts with the progress of the original
+ * at the time of the copy and then goes its own way; two handles from two world.query() calls never
+ * share progress. count(), empty() and first() apply the filter without advancing.
  */
 template <typename... Terms>
 class Query {
@@ -431,26 +621,49 @@ public:
     void each(Func&& fn) const {
         if (cache_ == nullptr) return;
         cache_->refresh(*graph_);
-        detail::run_query<detail::takes_entity<Func, Terms...>(), Terms...>(*cache_, engine_->depth(), fn);
+        constexpr bool with_entity = detail::takes_entity<Func, Terms...>();
+        if (ECS_UNLIKELY(cache_->change_filtered)) {
+            run_changed([&](Archetype& arch, size_t begin, size_t count) {
+                detail::run_rows<with_entity, Terms...>(fn, count, arch.entities.data() + begin,
+                                                        detail::term_offset<Terms>(detail::term_column<Terms>(arch), begin)...);
+            });
+            return;
+        }
+        detail::run_query<with_entity, Terms...>(*cache_, engine_->depth(), fn);
     }
-    /// Calls `fn(Chunk&)` once per non-empty matching archetype, in creation order.
+    /// Calls `fn(Chunk&)` once per non-empty matching archetype, in creation order (with a change
+    /// filter: once per maximal run of passing rows).
     template <typename Func>
     void each_chunk(Func&& fn) const {
         static_assert(std::is_invocable_v<Func&, Chunk&>, "Query::each_chunk: the callback must be callable as fn(ecs::Chunk&)");
         if (cache_ == nullptr) return;
         cache_->refresh(*graph_);
+        if (ECS_UNLIKELY(cache_->change_filtered)) {
+            run_changed([&](Archetype& arch, size_t begin, size_t count) {
+                Chunk chunk(arch, begin, count);
+                fn(chunk);
+            });
+            return;
+        }
         detail::IterationScope scope(engine_->depth());
         for (Archetype* a : cache_->archetypes) {
             if (a->size() == 0) continue;
+            if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
+                if (ECS_UNLIKELY(a->ticks.active())) detail::touch_terms<Terms...>(*a, 0, a->size());
             Chunk chunk(*a, 0, a->size());
             fn(chunk);
         }
     }
-    /// Number of matching entities. O(matching archetypes).
+    /// Number of matching entities. O(matching archetypes) (O(matching rows) with a change filter).
     [[nodiscard]] size_t count() const {
         if (cache_ == nullptr) return 0;
         cache_->refresh(*graph_);
         size_t n = 0;
+        if (ECS_UNLIKELY(cache_->change_filtered)) {
+            if (!detail::change_filter_tracked(*cache_, *graph_)) return 0;
+            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype&, size_t, size_t k) { n += k; });
+            return n;
+        }
         for (const Archetype* a : cache_->archetypes) n += a->size();
         return n;
     }
@@ -460,15 +673,43 @@ public:
     [[nodiscard]] Entity first() const {
         if (cache_ == nullptr) return INVALID_ENTITY;
         cache_->refresh(*graph_);
+        if (ECS_UNLIKELY(cache_->change_filtered)) {
+            Entity found = INVALID_ENTITY;
+            if (!detail::change_filter_tracked(*cache_, *graph_)) return found;
+            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype& a, size_t begin, size_t) {
+                if (found == INVALID_ENTITY) found = a.entities[begin];
+            });
+            return found;
+        }
         for (const Archetype* a : cache_->archetypes)
             if (a->size() != 0) return a->entities[0];
         return INVALID_ENTITY;
     }
 
 private:
+    /// A run with a change filter: refused (asserted, nothing visited, progress kept) when a listed
+    /// type is not tracked; otherwise visits the passing runs of rows, stamping the mutable terms, then
+    /// records the end of the run as this handle's progress and advances the world's clock.
+    template <typename Visit>
+    ECS_NOINLINE void run_changed(Visit&& visit) const {
+        if (!detail::change_filter_tracked(*cache_, *graph_)) return;
+        detail::ChangeClock& clock = *graph_->clock(); // tracked types exist, so the clock does
+        {
+            detail::IterationScope scope(engine_->depth());
+            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype& arch, size_t begin, size_t count) {
+                if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
+                    if (arch.ticks.active()) detail::touch_terms<Terms...>(arch, begin, count);
+                visit(arch, begin, count);
+            });
+        }
+        last_run_ = clock.now;
+        ++clock.now;
+    }
+
     detail::QueryEngine* engine_ = nullptr;
     const ArchetypeGraph* graph_ = nullptr;
     detail::QueryCache* cache_ = nullptr;
+    mutable detail::Tick last_run_ = 0; ///< end of the previous change-filtered run (0: never ran)
 };
 
 } // namespace ecs

@@ -1234,6 +1234,7 @@ private:
         for (size_t k = 0; k < plans_.size(); ++k)
             if (!read_column(*arch, plan_ids_[k], *plans_[k], rows)) return false;
         arch->entities.assign(entities.data(), entities.size()); // every column is complete: the rows become real
+        arch->sync_ticks(); // change detection: loaded rows count as added now
         partial_ = nullptr;
         filled_.push_back(arch);
         filled_offsets_.push_back(entities_at);

@@ -10,7 +10,8 @@
  * | archetype        | archetype.hpp          | one table's rows: growth, migration, swap-remove      |
  * | archetype graph  | archetype_graph.hpp    | every archetype, the type-set index, edges, packs     |
  * | query engine     | query.hpp              | terms, filters, caches, chunks, handles, row loops    |
- * | observers        | observers.hpp          | on_add / on_remove hooks and their dispatch           |
+ * | observers        | observers.hpp          | on_add / on_remove / on_set hooks, query observers    |
+ * | change detection | change_detection.hpp   | tick clock, per-archetype tick columns, Changed/Added |
  * | resources        | resources.hpp          | one value per type                                    |
  * | commands         | detail/command_queue.hpp, detail/commands.hpp | deferred structural changes    |
  *
@@ -31,6 +32,7 @@
 
 #include "archetype.hpp"
 #include "archetype_graph.hpp"
+#include "change_detection.hpp"
 #include "component.hpp"
 #include "detail/algorithms.hpp"
 #include "detail/command_queue.hpp"
@@ -92,7 +94,9 @@ public:
         if (!ECS_CHECK(!iterating(), "World::create: structural change during iteration (use deferred())"))
             return INVALID_ENTITY;
         uint32_t row = 0;
-        return spawn(*graph_.empty_archetype(), row);
+        const Entity e = spawn(*graph_.empty_archetype(), row);
+        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, nullptr); // [change]
+        return e;
     }
 
     /**
@@ -128,6 +132,10 @@ public:
     void destroy(Entity e) {
         if (!alive(e)) return;
         if (!ECS_CHECK(!iterating(), "World::destroy: structural change during iteration (use deferred())")) return;
+        if (ECS_UNLIKELY(observers_.any_query()) && !observers_.dying(e)) { // [change] on_leave first
+            observers_.fire_leave(*this, entities_, e, nullptr);
+            if (!alive(e)) return;
+        }
         if (ECS_UNLIKELY(observers_.any_remove()) && observers_.any_remove_in(entities_[e.index].archetype->mask)) {
             // A hook may destroy `e` again: that nested call is a no-op, this one finishes the job.
             if (!observers_.fire_all_on_remove(*this, entities_, e) || !alive(e)) return;
@@ -166,6 +174,8 @@ public:
             return detail::fallback_object<T>();
 #endif
         const EntityRecord& r = entities_[e.index];
+        if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
+            if (ECS_UNLIKELY(r.archetype->ticks.active())) r.archetype->touch(component_id<T>(), r.row);
         return detail::element(column_data<T>(*r.archetype), r.row);
     }
     template <typename T>
@@ -179,6 +189,8 @@ public:
         if (!alive(e)) return nullptr;
         const EntityRecord& r = entities_[e.index];
         if (!r.archetype->has(component_id<T>())) return nullptr;
+        if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
+            if (ECS_UNLIKELY(r.archetype->ticks.active())) r.archetype->touch(component_id<T>(), r.row);
         return &detail::element(column_data<T>(*r.archetype), r.row);
     }
     template <typename T>
@@ -274,6 +286,7 @@ public:
         }
         if (!ECS_CHECK(n == 1, "World::single: expected exactly one matching entity")) return;
         detail::IterationScope scope(queries_.depth());
+        if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, 0, 1); // [change]
         fn(found->entities[0], detail::element(column_data<Ts>(*found), 0)...);
     }
 
@@ -412,18 +425,89 @@ public:
      * A hook may change OTHER entities, structurally too; changing the observed entity is undefined.
      */
     template <typename T>
-    void on_add(std::function<void(World&, Entity, T&)> fn) {
+    ObserverId on_add(std::function<void(World&, Entity, T&)> fn) {
         const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
-        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_add: too many component types (raise ECS_MAX_COMPONENTS)")) return;
-        observers_.add_on_add(id, detail::Observers::erase<T>(std::move(fn)));
+        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_add: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
+        return observers_.add_on_add(id, detail::Observers::erase<T>(std::move(fn)));
     }
     /// @brief Registers `fn` to run before a `T` is destroyed by remove or destroy (still readable).
     template <typename T>
-    void on_remove(std::function<void(World&, Entity, T&)> fn) {
+    ObserverId on_remove(std::function<void(World&, Entity, T&)> fn) {
         const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
-        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_remove: too many component types (raise ECS_MAX_COMPONENTS)")) return;
-        observers_.add_on_remove(id, detail::Observers::erase<T>(std::move(fn)));
+        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_remove: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
+        return observers_.add_on_remove(id, detail::Observers::erase<T>(std::move(fn)));
     }
+
+    // ---- [change] begin: value hooks, query observers, change detection (notes/change.md) ----------
+
+    /**
+     * @brief Registers `fn` to run after a value of `T` is written by add (new: after on_add; or
+     *        overwrite) or patch (addition). Not by mutable get, queries or create_with.
+     */
+    template <typename T>
+    ObserverId on_set(std::function<void(World&, Entity, T&)> fn) {
+        const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
+        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_set: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
+        return observers_.add_on_set(id, detail::Observers::erase<T>(std::move(fn)));
+    }
+
+    /**
+     * @brief `fn(World&, Entity)` runs once when a change (create, create_with, add, remove, destroy,
+     *        instantiate, a deferred flush) makes an entity start matching `Terms...` (T / const T) and
+     *        the With/Without filters, after that change's on_add hooks (addition). Entities matching
+     *        at registration are not reported: `world.on_enter<Position>(ecs::Without<Frozen>{}, fn)`.
+     */
+    template <typename... Terms, typename... Args>
+    ObserverId on_enter(Args&&... args) {
+        return add_query_observer<Terms...>(true, detail::init_t<Args...>{}, detail::last_arg(args...));
+    }
+    /// @brief As on_enter, once before a change makes an entity stop matching (destroy included),
+    ///        before that change's on_remove hooks, while its components are readable (addition).
+    template <typename... Terms, typename... Args>
+    ObserverId on_leave(Args&&... args) {
+        return add_query_observer<Terms...>(false, detail::init_t<Args...>{}, detail::last_arg(args...));
+    }
+
+    /// @brief Unregisters an observer; allowed inside any hook (the hook does not run again, the
+    ///        others keep their order). @return false when `id` is unknown or already disconnected.
+    bool disconnect(ObserverId id) { return observers_.disconnect(id); }
+
+    /**
+     * @brief Starts change detection for `T` in this world (addition); idempotent. Entities that have
+     *        `T` now count as added (and changed) at this point. Costs two 32-bit ticks per row of `T`.
+     */
+    template <typename T>
+    void track_changes() {
+        const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
+        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::track_changes: too many component types (raise ECS_MAX_COMPONENTS)")) return;
+        graph_.track(id);
+    }
+    /// @brief True when track_changes<T>() was called on this world.
+    template <typename T>
+    [[nodiscard]] bool tracks_changes() const noexcept {
+        return graph_.tracks(component_id<T>());
+    }
+    /**
+     * @brief Calls `fn(T&)` on `e`'s `T`; then `T` counts as changed and on_set fires.
+     * @pre As get: `e` is alive and has `T` (asserted; fn is not called). `fn` makes no structural change.
+     */
+    template <typename T, typename Func>
+    void patch(Entity e, Func&& fn) {
+        using C = detail::bare_t<T>;
+        C& value = const_cast<C&>(get<const C>(e));
+        if (!alive(e) || !has<C>(e)) return; // refused by the assertion above
+        fn(value);
+        const ComponentTypeID id = component_id<C>();
+        if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id);
+        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id);
+    }
+    /// @brief `e`'s `T` counts as changed now. No-op when `e` is dead, lacks `T` or `T` is untracked.
+    template <typename T>
+    void mark_changed(Entity e) {
+        if (graph_.any_tracked()) touch(e, component_id<T>());
+    }
+
+    // ---- [change] end -------------------------------------------------------------------------------
 
     // ----------------------------------------------------------------------------------------------
     // Sorting
@@ -492,6 +576,7 @@ private:
         const Entity e = spawn(arch, row);
         (construct_at<detail::bare_t<Ts>>(arch, row, std::forward<Vs>(values)), ...);
         if (ECS_UNLIKELY(observers_.any_add())) (observers_.fire_on_add(*this, entities_, e, component_id<Ts>()), ...);
+        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, nullptr); // [change]
         return e;
     }
 
@@ -502,6 +587,7 @@ private:
         enum Kind : uint8_t { NOTHING, EXISTING, FRESH, DESTINATION_FULL };
         void* at;
         Kind kind;
+        const Archetype* from = nullptr; ///< FRESH: the archetype `e` left (query observers)
     };
 
     /// add()'s type-erased part: checks, edge lookup and migration, one call per add.
@@ -516,8 +602,14 @@ private:
         Archetype* dst = graph_.add_target(src, id);
         if (dst == nullptr) return {nullptr, AddSlot::NOTHING};
         if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
-        const uint32_t row = migrate(rec, e, src, *dst);
-        return {dst->column(id).at(row), AddSlot::FRESH};
+        if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_leave before the move (Without<T>)
+            observers_.fire_leave(*this, entities_, e, &dst->mask);
+            if (!alive(e) || entities_[e.index].archetype != &src) return {nullptr, AddSlot::NOTHING};
+            if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
+        }
+        EntityRecord& moving = entities_[e.index]; // re-read: a hook may have grown the records
+        const uint32_t row = migrate(moving, e, src, *dst);
+        return {dst->column(id).at(row), AddSlot::FRESH, &src};
     }
 
     /// add() when the destination block moves on the next row: `value` may live in it, so it is
@@ -533,13 +625,18 @@ private:
         if (slot.kind == AddSlot::FRESH) {
             if constexpr (!detail::is_tag_v<C>) ::new (slot.at) C(std::move(value));
             if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, entities_, e, id);
+            if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id); // [change]
+            if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, &slot.from->mask);
         } else if (slot.kind == AddSlot::EXISTING) {
             if constexpr (!detail::is_tag_v<C>) {
                 C* existing = static_cast<C*>(slot.at);
-                if (existing == &value) return; // add(e, std::move(get<C>(e))): already in place
-                existing->~C();
-                ::new (static_cast<void*>(existing)) C(std::move(value));
+                if (existing != &value) { // add(e, std::move(get<C>(e))): already in place
+                    existing->~C();
+                    ::new (static_cast<void*>(existing)) C(std::move(value));
+                }
             }
+            if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id); // [change] an overwrite is a change
+            if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id);
         }
     }
 
@@ -550,6 +647,11 @@ private:
         if (!ECS_CHECK(!iterating(), detail::detailed_message("World::remove: structural change during iteration (use deferred())",
                                                              component_info(id).name, e)))
             return;
+        if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_leave before on_remove
+            Archetype& from = *entities_[e.index].archetype;
+            observers_.fire_leave(*this, entities_, e, &graph_.remove_target(from, id)->mask);
+            if (!alive(e) || !entities_[e.index].archetype->has(id)) return;
+        }
         if (ECS_UNLIKELY(observers_.any_remove()) && observers_.has_remove(id)) {
             observers_.fire_on_remove(*this, entities_, e, id);
             if (!alive(e) || !entities_[e.index].archetype->has(id)) return;
@@ -557,6 +659,33 @@ private:
         EntityRecord& rec = entities_[e.index]; // re-read: a hook may have grown the records
         Archetype& src = *rec.archetype;
         migrate(rec, e, src, *graph_.remove_target(src, id));
+        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, &src.mask); // [change]
+    }
+
+    // -- [change] change detection and observer helpers --------------------------------------------
+
+    /// Stamps `e`'s `id` as changed now (no-op when dead, absent or untracked).
+    void touch(Entity e, ComponentTypeID id) noexcept {
+        if (!alive(e)) return;
+        const EntityRecord& r = entities_[e.index];
+        r.archetype->touch(id, r.row);
+    }
+
+    template <typename... Terms, typename... Filters, typename Func>
+    ObserverId add_query_observer(bool enter, detail::TypeList<Filters...>, Func& fn) {
+        using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
+        static_assert(Check::check(), "ecs query check");
+        static_assert(!Check::change_filtered, "World::on_enter/on_leave: Changed<...>/Added<...> filters are not accepted");
+        static_assert((!detail::TermTraits<Terms>::optional && ...), "World::on_enter/on_leave: terms are T or const T");
+        static_assert(std::is_constructible_v<detail::Observers::EntityHook, Func&>,
+                      "World::on_enter/on_leave: the callback must be callable as fn(World&, Entity)");
+        ComponentMask include;
+        ComponentMask exclude;
+        bool impossible = false;
+        bool ignored = false;
+        detail::set_bits(include, impossible, typename Check::required{});
+        detail::set_bits(exclude, ignored, typename Check::excluded{});
+        return observers_.add_query_observer(enter, include, exclude, impossible, detail::Observers::EntityHook(fn));
     }
 
     /// Moves live `e` from `src` to `dst` (archetype.hpp does the rows) and updates both records.
@@ -596,6 +725,8 @@ private:
     void each_impl(detail::TypeList<Filters...>, Func& fn) {
         using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
         static_assert(Check::check(), "ecs query check");
+        static_assert(!Check::change_filtered, "World::each: Changed<...>/Added<...> filters need a handle that remembers its "
+                                               "previous run: use world.query<...>(ecs::Changed<T>{}).each(fn)");
         constexpr bool with_entity = NoEntity == 0 && detail::takes_entity<Func, Terms...>();
         detail::run_query<with_entity, Terms...>(cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(),
                                                  queries_.depth(), fn);
@@ -641,6 +772,10 @@ struct WorldAccess {
     /// Runs the on_add hooks of component `id` for `e` (no-op when none are registered).
     static void fire_on_add(World& w, Entity e, ComponentTypeID id) {
         if (w.observers_.any_add()) w.observers_.fire_on_add(w, w.entities_, e, id);
+    }
+    /// Runs the on_enter observers for `e`, created by the caller (after its on_add hooks).
+    static void fire_on_enter(World& w, Entity e) {
+        if (w.observers_.any_query()) w.observers_.fire_enter(w, w.entities_, e, nullptr);
     }
     /// Destroys every entity without running hooks; slots return to the state of a new world.
     /// Archetypes are kept (they are never freed).
