@@ -7,6 +7,7 @@
 #include "catch.hpp"
 
 #include <ecs/each_par.hpp>
+#include <ecs/schedule.hpp>
 #include <ecs/world.hpp>
 
 #include <cstddef>
@@ -55,4 +56,42 @@ TEST_CASE("assert: a structural change inside each_par is refused", "[assert][pa
     CHECK(w.count<ParVel>() == 0);
     CHECK(w.check_invariants());
     CHECK(!w.iterating());
+}
+
+TEST_CASE("assert: a Schedule system touching an undeclared component is refused", "[assert][parallel]") {
+    ecs::World w;
+    const ecs::Entity e = w.create_with(ParPos{1}, ParVel{2});
+    ecs::Schedule s;
+    size_t visits = 0;
+    const ParVel* seen = &w.get<ParVel>(e);
+    s.add("mover", ecs::Reads<ParPos>{}, [&](ecs::World& world) {
+        (void)world.get<const ParPos>(e); // declared read: fine
+        ecs_assert_test::reset();
+        seen = world.try_get<const ParVel>(e); // undeclared read
+    });
+    s.run(w);
+    INFO(ecs_assert_test::last_message());
+    CHECK(ecs_assert_test::fired_once_with("\"mover\""));
+    CHECK(ecs_assert_test::last_message().find("ParVel") != std::string::npos);
+    CHECK(seen == nullptr);
+
+    ecs::Schedule t;
+    t.add("writer", ecs::Reads<ParPos>{}, [&](ecs::World& world) {
+        ecs_assert_test::reset();
+        world.each<ParPos>([&](ParPos&) { ++visits; }); // written, but only read is declared
+    });
+    t.run(w);
+    CHECK(ecs_assert_test::fired_once_with("\"writer\" writes undeclared component"));
+    CHECK(ecs_assert_test::last_message().find("ParPos") != std::string::npos);
+    CHECK(visits == 0);
+
+    // Per-entity systems get their terms; exclusive systems are unchecked.
+    ecs::Schedule u;
+    u.add<ParPos>("terms", [&](ParPos& p) { p.x += 1; });
+    u.add("exclusive", [&](ecs::World& world) { world.get<ParVel>(e).dx += 1; });
+    ecs_assert_test::reset();
+    u.run(w);
+    CHECK(ecs_assert_test::fired() == 0);
+    CHECK(w.get<ParPos>(e).x == 2);
+    CHECK(w.get<ParVel>(e).dx == 3);
 }
