@@ -21,6 +21,14 @@ struct ParVel {
     float dx;
 };
 
+// Ids are handed out before any test runs, so the 257-types test (another file) cannot starve these
+// types whatever the test order.
+const bool types_registered = [] {
+    (void)ecs::ensure_column_factory<ParPos>();
+    (void)ecs::ensure_column_factory<ParVel>();
+    return true;
+}();
+
 class SerialBatches final : public ecs::Executor {
 public:
     size_t concurrency() const override { return 4; }
