@@ -74,6 +74,7 @@ struct Options {
     double budget_ms = 16.6;
     size_t max_entities = 8000000;
     bool wall = !HAVE_CPU_CLOCK;
+    size_t threads = 1;
     std::string json;
 };
 
@@ -102,6 +103,10 @@ Usage: stress_harness [options]
   --wall              measure wall-clock time instead of this thread's CPU time.
                       CPU time (the default) leaves out the time other processes
                       take on a busy machine; on an idle one both agree
+  --threads N         run the per-entity update loops with each_par on a
+                      ThreadPool(N) (results are identical); implies --wall, and
+                      each scene is run again on one thread at the size reached
+                      to report the speed-up (default 1: no pool)
   --json FILE         also write every figure as JSON to FILE
   --help              this text
 
@@ -159,6 +164,8 @@ int parse_options(int argc, char** argv, Options& o) {
             }
         } else if (arg == "--ramp") {
             o.ramp = true;
+        } else if (arg == "--threads") {
+            if (!need_size(o.threads, 1)) return 2;
         } else if (arg == "--wall") {
             o.wall = true;
         } else if (arg == "--json" && value != nullptr) {
@@ -170,6 +177,7 @@ int parse_options(int argc, char** argv, Options& o) {
         }
     }
     if (o.entities == 0) o.ramp = true;
+    if (o.threads > 1) o.wall = true; // a thread's CPU time would leave out the workers
     measure_ms = o.wall ? &wall_ms : &cpu_ms;
     bool known = o.scene == "all";
     for (const harness::SceneInfo& s : harness::scenes()) known = known || o.scene == s.name;
@@ -350,6 +358,7 @@ struct SceneOutcome {
     bool hit_ceiling = false; ///< the ramp stopped at --max-entities while still fitting
     RunResult chosen;        ///< the largest run that fits (or the only / first run)
     std::vector<RunResult> steps;
+    double speedup = 0.0;     ///< --threads N: frame median on 1 thread / on N (0: not measured)
 };
 
 SceneOutcome ramp_scene(const harness::SceneInfo& info, const Options& o, Progress& progress) {
@@ -431,6 +440,7 @@ bool write_json(const std::string& path, const Options& o, const std::vector<Sce
         std::fprintf(f, "    {\"scene\": \"%s\", \"ramp\": %s, \"fits_in_budget\": %s, \"largest_fitting_entities\": %zu,\n",
                      out.scene.c_str(), out.ramped ? "true" : "false", out.fits ? "true" : "false",
                      out.fits ? out.chosen.entities : size_t(0));
+        std::fprintf(f, "     \"threads\": %zu, \"speedup\": %.3f,\n", o.threads, out.speedup);
         std::fprintf(f, "     \"result\": ");
         json_run(f, out.chosen, "     ");
         std::fprintf(f, ",\n     \"steps\": [");
@@ -478,8 +488,13 @@ int main(int argc, char** argv) {
 #else
     const char* build = "DEBUG build (assertions on): timings are not representative, use the release preset";
 #endif
-    std::printf("%s, %s, %u hardware threads (one is used), seed %llu\n", compiler(), build,
-                std::thread::hardware_concurrency(), static_cast<unsigned long long>(o.seed));
+    std::unique_ptr<ecs::ThreadPool> pool;
+    if (o.threads > 1) {
+        pool = std::make_unique<ecs::ThreadPool>(o.threads);
+        harness::executor = pool.get();
+    }
+    std::printf("%s, %s, %u hardware threads (%zu used), seed %llu\n", compiler(), build,
+                std::thread::hardware_concurrency(), o.threads, static_cast<unsigned long long>(o.seed));
     std::printf("times are %s\n", o.wall ? "wall-clock" : "this thread's CPU time (other processes do not count; --wall for wall-clock)");
     if (o.ramp)
         std::printf("each scene grows x1.5 per step until its median frame exceeds %.1f ms\n", o.budget_ms);
@@ -501,6 +516,15 @@ int main(int argc, char** argv) {
                         out.fits ? "within" : "over", o.budget_ms);
         }
         print_systems(out.chosen);
+        if (pool != nullptr) {
+            // The same size on one thread: the speed-up the pool gives this scene.
+            harness::executor = nullptr;
+            const RunResult one = run_scene(info, out.chosen.requested, out.chosen.frames, o.seed, progress);
+            harness::executor = pool.get();
+            out.speedup = out.chosen.frame.median > 0.0 ? one.frame.median / out.chosen.frame.median : 0.0;
+            std::printf("  speed-up with %zu threads: %.2fx (median frame %.3f ms on 1 thread, %.3f ms on %zu)\n",
+                        o.threads, out.speedup, one.frame.median, out.chosen.frame.median, o.threads);
+        }
         std::fflush(stdout);
         outcomes.push_back(std::move(out));
     }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <ecs/ecs.hpp>
+#include <ecs/parallel.hpp> // each_par, for --threads
 
 namespace harness {
 
@@ -102,8 +103,19 @@ struct SceneInfo {
 
 // ---- Shared systems ------------------------------------------------------------------------------
 
+/// Where the per-entity update loops run (--threads N sets a ThreadPool); nullptr: sequential each.
+/// Only loops that write nothing but their own terms use it, so results do not depend on it.
+inline ecs::Executor* executor = nullptr;
+
+/// A per-entity update loop: each_par on `executor` when set, else each_no_entity.
+template <typename... Terms, typename Func>
+void update(ecs::World& world, Func&& fn) {
+    if (executor != nullptr) world.each_par<Terms...>(*executor, fn);
+    else world.each_no_entity<Terms...>(fn);
+}
+
 inline void integrate(ecs::World& world) {
-    world.each_no_entity<Position, const Velocity>([](Position& p, const Velocity& v) {
+    update<Position, const Velocity>(world, [](Position& p, const Velocity& v) {
         p.x += v.x * DT;
         p.y += v.y * DT;
         p.z += v.z * DT;
@@ -112,7 +124,7 @@ inline void integrate(ecs::World& world) {
 
 /// Sets every orbiting node's local matrix from its Orbit, advancing the angle.
 inline void orbit(ecs::World& world) {
-    world.each_no_entity<ecs::LocalTransform, Orbit>([](ecs::LocalTransform& local, Orbit& o) {
+    update<ecs::LocalTransform, Orbit>(world, [](ecs::LocalTransform& local, Orbit& o) {
         o.angle += o.speed * DT;
         local.matrix = ecs::Mat4::rotation_z(o.angle) * ecs::Mat4::translation(o.radius, 0.0f, 0.0f);
     });
@@ -150,7 +162,7 @@ public:
             {"attract",
              [](ecs::World& w) {
                  // A spring pulling every particle towards the origin.
-                 w.each_no_entity<Velocity, const Position, const Mass>(
+                 update<Velocity, const Position, const Mass>(w, 
                      [](Velocity& v, const Position& p, const Mass& m) {
                          const float k = DT / m.value;
                          v.x -= p.x * k;
@@ -161,7 +173,7 @@ public:
             {"integrate", integrate},
             {"tint",
              [](ecs::World& w) {
-                 w.each_no_entity<Color, const Velocity>([](Color& c, const Velocity& v) {
+                 update<Color, const Velocity>(w, [](Color& c, const Velocity& v) {
                      const float speed2 = v.x * v.x + v.y * v.y + v.z * v.z;
                      c.r = static_cast<uint8_t>(speed2 > 255.0f ? 255.0f : speed2);
                  });
@@ -192,7 +204,7 @@ public:
         return {
             {"accelerate",
              [](ecs::World& w) {
-                 w.each_no_entity<Velocity, const Acceleration>([](Velocity& v, const Acceleration& a) {
+                 update<Velocity, const Acceleration>(w, [](Velocity& v, const Acceleration& a) {
                      v.x += a.x * DT;
                      v.y += a.y * DT;
                      v.z += a.z * DT;
@@ -201,24 +213,24 @@ public:
             {"integrate", integrate},
             {"spin",
              [](ecs::World& w) {
-                 w.each_no_entity<Rotation, const Spin>([](Rotation& r, const Spin& s) { r.angle += s.speed * DT; });
+                 update<Rotation, const Spin>(w, [](Rotation& r, const Spin& s) { r.angle += s.speed * DT; });
              }},
             {"age",
              [](ecs::World& w) {
                  // Lifetimes wrap around: the population stays constant here (see churn for despawns).
-                 w.each_no_entity<Lifetime>([](Lifetime& l) {
+                 update<Lifetime>(w, [](Lifetime& l) {
                      l.remaining -= DT;
                      if (l.remaining < 0.0f) l.remaining += l.total;
                  });
              }},
             {"pulse",
              [](ecs::World& w) {
-                 w.each_no_entity<Scale, const Lifetime>(
+                 update<Scale, const Lifetime>(w, 
                      [](Scale& s, const Lifetime& l) { s.value = 0.5f + l.remaining / l.total; });
              }},
             {"tint",
              [](ecs::World& w) {
-                 w.each_no_entity<Color, const Rotation, const Lifetime>(
+                 update<Color, const Rotation, const Lifetime>(w, 
                      [](Color& c, const Rotation& r, const Lifetime& l) {
                          c.g = static_cast<uint8_t>(static_cast<int>(r.angle * 40.0f) & 255);
                          c.a = static_cast<uint8_t>(255.0f * l.remaining / l.total);

@@ -1,6 +1,7 @@
 /**
  * @file ecs/parallel.hpp
- * @brief ThreadPool: a small work-sharing Executor on std::thread.
+ * @brief ThreadPool: a small work-sharing Executor on std::thread; also brings in parallel iteration
+ *        (each_par.hpp: `q.each_par(pool, fn)`, `world.each_par<Terms...>(pool, Filters..., fn)`).
  *
  * Not included by ecs/ecs.hpp: it pulls in <thread>, <mutex> and <condition_variable>. Include it
  * where you create the pool; code that only takes an `Executor&` needs ecs/executor.hpp. Link with
@@ -32,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "each_par.hpp" // q.each_par / world.each_par (ROADMAP 1.0 E)
 #include "executor.hpp"
 
 namespace ecs {

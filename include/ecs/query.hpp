@@ -27,7 +27,13 @@
  *
  * Thread-safety: a query run reads the cache and may extend it with archetypes created since its
  * last run; runs on one world must not overlap with structural changes. The iteration depth counter
- * is per world and not atomic: concurrent runs need the parallel room (parallel.hpp).
+ * is per world and not atomic: concurrent runs need the parallel room (each_par.hpp, schedule.hpp),
+ * which opens a *shared section* on the calling thread (QueryEngine::begin_shared): every cache is
+ * brought up to date and the depth is held once for the whole section; inside it, query runs on any
+ * thread leave the depth alone, and a cache looked up for the first time is created under a lock.
+ *
+ * Access checks (debug builds only): while a Schedule system runs, its thread carries the system's
+ * declared access (detail::current_access); query and World entry points refuse terms it lacks.
  */
 #pragma once
 
@@ -41,6 +47,7 @@
 #include "archetype_graph.hpp"
 #include "change_detection.hpp"
 #include "component.hpp"
+#include "detail/message.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
 
@@ -275,13 +282,63 @@ void set_bits(ComponentMask& mask, bool& overflow, TypeList<Ts...>) {
 }
 
 /// Counts nested iteration; a depth, not a bool, so a nested query does not clear the outer guard.
+/// A null depth (inside a shared section, whose opener holds the depth) counts nothing.
 struct IterationScope {
-    explicit IterationScope(uint32_t& depth) noexcept : depth_(depth) { ++depth_; }
-    ~IterationScope() { --depth_; }
+    explicit IterationScope(uint32_t* depth) noexcept : depth_(depth) {
+        if (depth_ != nullptr) ++*depth_;
+    }
+    ~IterationScope() {
+        if (depth_ != nullptr) --*depth_;
+    }
     IterationScope(const IterationScope&) = delete;
     IterationScope& operator=(const IterationScope&) = delete;
-    uint32_t& depth_;
+    uint32_t* depth_;
 };
+
+/// Serialises cache creation inside shared sections (process-wide: contention is rare, and a
+/// per-world lock would make World immovable).
+inline std::atomic_flag shared_cache_lock = ATOMIC_FLAG_INIT;
+
+// -- access checks (Schedule systems, debug builds) ------------------------------------------------
+
+/// The components a running Schedule system declared (schedule.hpp installs it on its thread).
+struct SystemAccess {
+    const char* system = "";
+    ComponentMask reads;  ///< readable (writes are readable too)
+    ComponentMask writes; ///< writable
+};
+
+#if ECS_ASSERT_ENABLED
+/// The access of the Schedule system running on this thread, or nullptr (no check).
+inline thread_local const SystemAccess* current_access = nullptr;
+
+ECS_NOINLINE inline bool access_refused(ComponentTypeID id, bool write, std::string_view type) {
+    const SystemAccess& a = *current_access;
+    const bool ok = id < ECS_MAX_COMPONENTS && (write ? a.writes.test(id) : (a.reads.test(id) || a.writes.test(id)));
+    return !ECS_CHECK(ok, format_message("Schedule: system \"%s\" %s undeclared component [%.*s] (declare it in Reads/Writes)",
+                                         a.system, write ? "writes" : "reads", static_cast<int>(type.size()), type.data()));
+}
+#endif
+
+/// True when the running Schedule system (if any) declared access to `T` (`const T`: read, else
+/// write). Always true in release builds and outside Schedule systems.
+template <typename T>
+ECS_FORCEINLINE bool access_ok() {
+#if ECS_ASSERT_ENABLED
+    if (ECS_UNLIKELY(current_access != nullptr))
+        return !access_refused(component_id<bare_t<T>>(), !std::is_const_v<T>, type_name<bare_t<T>>());
+#endif
+    return true;
+}
+/// access_ok for every term of a query (Optional<T> checks T).
+template <typename... Terms>
+ECS_FORCEINLINE bool terms_access_ok() {
+#if ECS_ASSERT_ENABLED
+    if (ECS_UNLIKELY(current_access != nullptr))
+        return (access_ok<std::conditional_t<TermTraits<Terms>::read_only, const term_component_t<Terms>, term_component_t<Terms>>>() && ...);
+#endif
+    return true;
+}
 
 /**
  * @brief The query room of one world: a cache per signature slot, and the iteration depth that makes
@@ -293,6 +350,7 @@ public:
     template <typename TermList, typename FilterList>
     QueryCache& cache(const ArchetypeGraph& graph) const {
         const uint32_t slot = query_slot<TermList, FilterList>();
+        if (ECS_UNLIKELY(shared_)) return shared_cache<TermList, FilterList>(slot, graph);
         if (ECS_UNLIKELY(slot >= caches_.size() || caches_[slot] == nullptr)) create<TermList, FilterList>(slot);
         QueryCache& q = *caches_[slot];
         q.refresh(graph);
@@ -300,7 +358,28 @@ public:
     }
 
     [[nodiscard]] uint32_t& depth() const noexcept { return depth_; }
+    /// What a query run's IterationScope counts: the depth, or nullptr inside a shared section.
+    [[nodiscard]] uint32_t* scope_depth() const noexcept { return shared_ ? nullptr : &depth_; }
     [[nodiscard]] bool iterating() const noexcept { return depth_ != 0; }
+
+    /**
+     * @brief Opens a shared section on the calling thread: brings every cache up to date and holds
+     *        the iteration depth once, so that query runs on other threads only read. Structural
+     *        changes are refused until end_shared(). @pre Not already shared; called by one thread.
+     */
+    void begin_shared(const ArchetypeGraph& graph) const {
+        for (QueryCache* q : caches_)
+            if (q != nullptr) q->refresh(graph);
+        ++depth_;
+        shared_ = true;
+    }
+    /// @brief Closes the section begin_shared opened (same thread, after every worker finished).
+    void end_shared() const noexcept {
+        shared_ = false;
+        --depth_;
+    }
+    /// @brief True inside a shared section.
+    [[nodiscard]] bool shared() const noexcept { return shared_; }
     /// Number of signatures this world has a cache for.
     [[nodiscard]] size_t cached_count() const noexcept {
         size_t n = 0;
@@ -310,6 +389,21 @@ public:
     [[nodiscard]] const OwnedArray<QueryCache>& caches() const noexcept { return caches_; }
 
 private:
+    /// cache() inside a shared section: the graph does not change, so an existing cache is already
+    /// up to date; the lookup itself is locked because another thread may be creating a cache.
+    template <typename TermList, typename FilterList>
+    ECS_NOINLINE QueryCache& shared_cache(uint32_t slot, const ArchetypeGraph& graph) const {
+        while (shared_cache_lock.test_and_set(std::memory_order_acquire)) {
+        }
+        if (slot >= caches_.size() || caches_[slot] == nullptr) {
+            create<TermList, FilterList>(slot);
+            caches_[slot]->refresh(graph);
+        }
+        QueryCache& q = *caches_[slot];
+        shared_cache_lock.clear(std::memory_order_release);
+        return q;
+    }
+
     template <typename TermList, typename FilterList>
     ECS_NOINLINE void create(uint32_t slot) const {
         using Check = QueryCheck<TermList, FilterList>;
@@ -331,6 +425,7 @@ private:
 
     mutable OwnedArray<QueryCache> caches_;
     mutable uint32_t depth_ = 0;
+    mutable bool shared_ = false; ///< written only by the thread that opened the section, between parallel runs
 };
 
 // -- the row loops -------------------------------------------------------------------------------------
@@ -423,7 +518,7 @@ ECS_NOINLINE void touch_terms(Archetype& arch, size_t begin, size_t count) noexc
 
 /// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
 template <bool WithEntity, typename... Terms, typename Func>
-void run_query(const QueryCache& q, uint32_t& depth, Func& fn) {
+void run_query(const QueryCache& q, uint32_t* depth, Func& fn) {
     IterationScope scope(depth);
     Archetype* const* archs = q.archetypes.data();
     const size_t archetype_count = q.archetypes.size();
@@ -559,6 +654,9 @@ void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
 
 } // namespace detail
 
+class Executor;
+class World;
+
 /**
  * @brief A run of rows of one archetype that a query matched: the entities and the columns.
  *
@@ -597,7 +695,7 @@ private:
 /**
  * @brief A query handle: `auto q = world.query<Position, const Velocity>(ecs::Without<Frozen>{});`.
  *
- * Cheap to copy (three pointers and a tick). Valid while the world it came from lives at the same
+ * Cheap to copy (four pointers and a tick). Valid while the world it came from lives at the same
  * address (moving the World invalidates its handles). Its runs see archetypes created after the handle
  * was made. Runs are iteration: structural changes inside are refused (use deferred()).
  *
@@ -612,14 +710,14 @@ class Query {
 public:
     /// A null handle (runs nothing, counts 0). Handles come from World::query.
     Query() noexcept = default;
-    Query(detail::QueryEngine& engine, const ArchetypeGraph& graph, detail::QueryCache& cache) noexcept
-        : engine_(&engine), graph_(&graph), cache_(&cache) {}
+    Query(detail::QueryEngine& engine, const ArchetypeGraph& graph, detail::QueryCache& cache, World* world = nullptr) noexcept
+        : engine_(&engine), graph_(&graph), cache_(&cache), world_(world) {}
 
     /// Calls `fn(Entity, terms...)` or `fn(terms...)` for every matching entity, archetype creation
     /// order then row order.
     template <typename Func>
     void each(Func&& fn) const {
-        if (cache_ == nullptr) return;
+        if (cache_ == nullptr || !detail::terms_access_ok<Terms...>()) return;
         cache_->refresh(*graph_);
         constexpr bool with_entity = detail::takes_entity<Func, Terms...>();
         if (ECS_UNLIKELY(cache_->change_filtered)) {
@@ -629,14 +727,22 @@ public:
             });
             return;
         }
-        detail::run_query<with_entity, Terms...>(*cache_, engine_->depth(), fn);
+        detail::run_query<with_entity, Terms...>(*cache_, engine_->scope_depth(), fn);
     }
+    /**
+     * @brief each, with `fn` running concurrently for different entities through `executor`
+     *        (defined in ecs/each_par.hpp, included by ecs/parallel.hpp). `fn(CommandBuffer&, ...)`
+     *        gets a per-batch buffer, flushed afterwards in sequential order. See each_par.hpp.
+     *        A handle with a Changed/Added filter runs sequentially (its progress is per handle).
+     */
+    template <typename Func>
+    void each_par(Executor& executor, Func&& fn) const;
     /// Calls `fn(Chunk&)` once per non-empty matching archetype, in creation order (with a change
     /// filter: once per maximal run of passing rows).
     template <typename Func>
     void each_chunk(Func&& fn) const {
         static_assert(std::is_invocable_v<Func&, Chunk&>, "Query::each_chunk: the callback must be callable as fn(ecs::Chunk&)");
-        if (cache_ == nullptr) return;
+        if (cache_ == nullptr || !detail::terms_access_ok<Terms...>()) return;
         cache_->refresh(*graph_);
         if (ECS_UNLIKELY(cache_->change_filtered)) {
             run_changed([&](Archetype& arch, size_t begin, size_t count) {
@@ -645,7 +751,7 @@ public:
             });
             return;
         }
-        detail::IterationScope scope(engine_->depth());
+        detail::IterationScope scope(engine_->scope_depth());
         for (Archetype* a : cache_->archetypes) {
             if (a->size() == 0) continue;
             if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
@@ -695,7 +801,7 @@ private:
         if (!detail::change_filter_tracked(*cache_, *graph_)) return;
         detail::ChangeClock& clock = *graph_->clock(); // tracked types exist, so the clock does
         {
-            detail::IterationScope scope(engine_->depth());
+            detail::IterationScope scope(engine_->scope_depth());
             detail::for_each_changed_run(*cache_, last_run_, [&](Archetype& arch, size_t begin, size_t count) {
                 if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
                     if (arch.ticks.active()) detail::touch_terms<Terms...>(arch, begin, count);
@@ -710,6 +816,7 @@ private:
     const ArchetypeGraph* graph_ = nullptr;
     detail::QueryCache* cache_ = nullptr;
     mutable detail::Tick last_run_ = 0; ///< end of the previous change-filtered run (0: never ran)
+    World* world_ = nullptr; ///< where each_par flushes command buffers
 };
 
 } // namespace ecs

@@ -172,6 +172,7 @@ public:
         if (!ECS_CHECK(entities_[e.index].archetype->has(component_id<T>()),
                        detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e, "does not have the component")))
             return detail::fallback_object<T>();
+        if (!detail::access_ok<T>()) return detail::fallback_object<T>();
 #endif
         const EntityRecord& r = entities_[e.index];
         if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
@@ -186,7 +187,7 @@ public:
     /// @brief Pointer to `e`'s `T`, or nullptr when `e` is not alive or lacks `T`.
     template <typename T>
     [[nodiscard]] T* try_get(Entity e) noexcept {
-        if (!alive(e)) return nullptr;
+        if (!alive(e) || !detail::access_ok<T>()) return nullptr;
         const EntityRecord& r = entities_[e.index];
         if (!r.archetype->has(component_id<T>())) return nullptr;
         if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
@@ -285,7 +286,8 @@ public:
             if (a->size() != 0 && found == nullptr) found = a;
         }
         if (!ECS_CHECK(n == 1, "World::single: expected exactly one matching entity")) return;
-        detail::IterationScope scope(queries_.depth());
+        if (!detail::terms_access_ok<Ts...>()) return;
+        detail::IterationScope scope(queries_.scope_depth());
         if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, 0, 1); // [change]
         fn(found->entities[0], detail::element(column_data<Ts>(*found), 0)...);
     }
@@ -321,8 +323,16 @@ public:
     [[nodiscard]] Query<Terms...> query(Filters...) {
         using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
         static_assert(Check::check(), "ecs query check");
-        return Query<Terms...>(queries_, graph_, cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>());
+        return Query<Terms...>(queries_, graph_, cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(), this);
     }
+
+    /**
+     * @brief each, with `fn` running concurrently for different entities through `executor`
+     *        (addition): `world.each_par<Position, const Velocity>(pool, ecs::Without<Frozen>{}, fn)`.
+     *        Defined in ecs/each_par.hpp (included by ecs/parallel.hpp), which states the rules.
+     */
+    template <typename... Terms, typename... Args>
+    void each_par(Executor& executor, Args&&... args);
 
     /// @brief True while a query callback runs (addition).
     [[nodiscard]] bool iterating() const noexcept { return queries_.iterating(); }
@@ -370,6 +380,7 @@ public:
     /// @brief The resource of type `T`, or nullptr.
     template <typename T>
     [[nodiscard]] T* try_resource() noexcept {
+        if (!detail::access_ok<T>()) return nullptr;
         return static_cast<T*>(resources_.find(component_id<T>()));
     }
     template <typename T>
@@ -728,8 +739,9 @@ private:
         static_assert(!Check::change_filtered, "World::each: Changed<...>/Added<...> filters need a handle that remembers its "
                                                "previous run: use world.query<...>(ecs::Changed<T>{}).each(fn)");
         constexpr bool with_entity = NoEntity == 0 && detail::takes_entity<Func, Terms...>();
+        if (!detail::terms_access_ok<Terms...>()) return;
         detail::run_query<with_entity, Terms...>(cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(),
-                                                 queries_.depth(), fn);
+                                                 queries_.scope_depth(), fn);
     }
 
     // -- the rooms -----------------------------------------------------------------------------------
@@ -762,6 +774,9 @@ struct WorldAccess {
     static void set_free_list(World& w, const std::vector<uint32_t>& slots) noexcept { w.entities_.set_free_list(slots); }
     static size_t& alive_count(World& w) noexcept { return w.entities_.alive_count_ref(); }
     static bool iterating(const World& w) noexcept { return w.iterating(); }
+    /// The query room and the archetype graph (each_par.hpp, schedule.hpp open shared sections).
+    static QueryEngine& queries(World& w) noexcept { return w.queries_; }
+    static const ArchetypeGraph& graph(const World& w) noexcept { return w.graph_; }
     /// The archetype of exactly `sorted_types`, created when missing (nullptr when refused).
     static Archetype* find_or_create_archetype(World& w, const TypeSet& sorted_types) {
         return w.graph_.find_or_create(sorted_types);
