@@ -1,0 +1,492 @@
+/**
+ * @file ecs/detail/snapshot_io.hpp
+ * @brief The byte level of snapshots: little-endian framing, the CRC-32C checksum, a buffered writer,
+ *        stream buffers and a bounds-checked reader. Knows nothing of worlds or components.
+ */
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <ios>
+#include <istream>
+#include <new>
+#include <ostream>
+#include <streambuf>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../config.hpp"
+#include "../entity.hpp"
+#include "algorithms.hpp"
+#include "pod_array.hpp"
+
+namespace ecs {
+
+namespace detail {
+
+#if (defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || \
+    defined(_WIN32)
+/// Framing integers may be copied as blocks (they are already little-endian in memory).
+inline constexpr bool host_little_endian = true;
+#else
+/// Unknown or big-endian host: framing integers are encoded one by one (always correct).
+inline constexpr bool host_little_endian = false;
+#endif
+
+static_assert(sizeof(Entity) == 8 && offsetof(Entity, index) == 0 && offsetof(Entity, generation) == 4,
+              "serialization: Entity must be two packed uint32_t");
+
+inline void put_u32(unsigned char* p, uint32_t v) noexcept {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+inline void put_u64(unsigned char* p, uint64_t v) noexcept {
+    for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+inline uint32_t get_u32(const unsigned char* p) noexcept {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+inline uint64_t get_u64(const unsigned char* p) noexcept {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+
+/**
+ * CRC-32C (Castagnoli polynomial, reflected 0x82F63B78; init and final xor 0xFFFFFFFF), the checksum
+ * of snapshot format 2. Detects every error burst up to 32 bits long, so every single flipped bit.
+ * Portable: table-driven, eight bytes per step ("slicing by 8"; tables built once, thread-safe).
+ * x86-64 with g++/clang++: the SSE4.2 crc32 instruction where the CPU has it (same polynomial,
+ * same result), chosen at run time, no compiler flag needed; three interleaved streams hide the
+ * instruction's latency, and are joined with the "append LANE zero bytes" operator (the CRC
+ * register is linear: crc(A B) = shift_|B|(crc(A)) ^ crc_from_0(B)).
+ */
+class Crc32c {
+public:
+    void update(const void* data, size_t n) noexcept {
+        state_ = step(state_, static_cast<const unsigned char*>(data), n);
+    }
+    [[nodiscard]] uint32_t value() const noexcept { return state_ ^ 0xFFFFFFFFu; }
+
+    /// CRC-32C of `n` bytes.
+    [[nodiscard]] static uint32_t of(const void* data, size_t n) noexcept {
+        Crc32c crc;
+        crc.update(data, n);
+        return crc.value();
+    }
+
+private:
+    static constexpr uint32_t POLY = 0x82F63B78u;
+    static constexpr size_t LANE = 4096; ///< bytes per stream and round of the interleaved loop
+
+    /// `matrix` (32 columns over GF(2)) applied to `v`.
+    static uint32_t times(const uint32_t* matrix, uint32_t v) noexcept {
+        uint32_t sum = 0;
+        for (size_t i = 0; v != 0; ++i, v >>= 1)
+            if (v & 1u) sum ^= matrix[i];
+        return sum;
+    }
+
+    struct Tables {
+        uint32_t t[8][256];
+        uint32_t shift_lane[32]; ///< the register after LANE zero bytes, as a matrix
+        Tables() noexcept {
+            for (uint32_t i = 0; i < 256; ++i) {
+                uint32_t c = i;
+                for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (POLY & (0u - (c & 1u)));
+                t[0][i] = c;
+            }
+            for (uint32_t i = 0; i < 256; ++i)
+                for (size_t k = 1; k < 8; ++k) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFFu];
+            // One zero bit, then squared: 2, 4, ... bits, until LANE bytes.
+            uint32_t a[32], b[32];
+            a[0] = POLY;
+            for (size_t n = 1; n < 32; ++n) a[n] = 1u << (n - 1);
+            uint32_t* from = a;
+            uint32_t* to = b;
+            for (size_t bits = 1; bits < LANE * 8; bits *= 2) {
+                for (size_t n = 0; n < 32; ++n) to[n] = times(from, from[n]);
+                uint32_t* swap = from;
+                from = to;
+                to = swap;
+            }
+            for (size_t n = 0; n < 32; ++n) shift_lane[n] = from[n];
+        }
+    };
+    static const Tables& tables() noexcept {
+        static const Tables instance;
+        return instance;
+    }
+
+    static uint32_t step_table(uint32_t crc, const unsigned char* p, size_t n) noexcept {
+        const Tables& tb = tables();
+        for (; n >= 8; p += 8, n -= 8) {
+            const uint32_t lo = crc ^ get_u32(p);
+            const uint32_t hi = get_u32(p + 4);
+            crc = tb.t[7][lo & 0xFFu] ^ tb.t[6][(lo >> 8) & 0xFFu] ^ tb.t[5][(lo >> 16) & 0xFFu] ^ tb.t[4][lo >> 24] ^
+                  tb.t[3][hi & 0xFFu] ^ tb.t[2][(hi >> 8) & 0xFFu] ^ tb.t[1][(hi >> 16) & 0xFFu] ^ tb.t[0][hi >> 24];
+        }
+        for (; n != 0; ++p, --n) crc = tb.t[0][(crc ^ *p) & 0xFFu] ^ (crc >> 8);
+        return crc;
+    }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __attribute__((target("sse4.2"))) static uint32_t step_sse42(uint32_t crc, const unsigned char* p,
+                                                                  size_t n) noexcept {
+        if (n >= 3 * LANE) {
+            const uint32_t* shift = tables().shift_lane;
+            for (; n >= 3 * LANE; p += 3 * LANE, n -= 3 * LANE) {
+                unsigned long long c0 = crc, c1 = 0, c2 = 0;
+                for (size_t i = 0; i < LANE; i += 8) {
+                    unsigned long long v0, v1, v2;
+                    std::memcpy(&v0, p + i, 8);
+                    std::memcpy(&v1, p + LANE + i, 8);
+                    std::memcpy(&v2, p + 2 * LANE + i, 8);
+                    c0 = __builtin_ia32_crc32di(c0, v0);
+                    c1 = __builtin_ia32_crc32di(c1, v1);
+                    c2 = __builtin_ia32_crc32di(c2, v2);
+                }
+                crc = times(shift, static_cast<uint32_t>(c0)) ^ static_cast<uint32_t>(c1);
+                crc = times(shift, crc) ^ static_cast<uint32_t>(c2);
+            }
+        }
+        unsigned long long c = crc;
+        for (; n >= 8; p += 8, n -= 8) {
+            unsigned long long v;
+            std::memcpy(&v, p, 8);
+            c = __builtin_ia32_crc32di(c, v);
+        }
+        uint32_t c32 = static_cast<uint32_t>(c);
+        for (; n != 0; ++p, --n) c32 = __builtin_ia32_crc32qi(c32, *p);
+        return c32;
+    }
+    static bool have_sse42() noexcept {
+        static const bool have = __builtin_cpu_supports("sse4.2") != 0;
+        return have;
+    }
+    static uint32_t step(uint32_t crc, const unsigned char* p, size_t n) noexcept {
+        return have_sse42() ? step_sse42(crc, p, n) : step_table(crc, p, n);
+    }
+#else
+    static uint32_t step(uint32_t crc, const unsigned char* p, size_t n) noexcept { return step_table(crc, p, n); }
+#endif
+
+    uint32_t state_ = 0xFFFFFFFFu;
+};
+
+/// Largest single transfer handed to a stream (keeps std::streamsize conversions in range).
+inline constexpr uint64_t MAX_STREAM_CHUNK = uint64_t(1) << 30;
+
+/// Little-endian writer over an ostream. Stream failures surface in the stream's state. Counts
+/// the bytes it writes and, while checksumming (format 2's body), folds them into a CRC-32C: in
+/// steps of 64 KiB, so a large column is checksummed while it is still in cache for the write.
+class SnapshotWriter {
+public:
+    explicit SnapshotWriter(std::ostream& out) noexcept : out_(out) {}
+
+    void raw(const void* data, uint64_t n) {
+        const char* p = static_cast<const char*>(data);
+        written_ += n;
+        while (n != 0) {
+            const uint64_t step = detail::min_of(n, checksumming_ ? uint64_t(1) << 16 : MAX_STREAM_CHUNK);
+            if (checksumming_) crc_.update(p, static_cast<size_t>(step));
+            out_.write(p, static_cast<std::streamsize>(step));
+            p += step;
+            n -= step;
+        }
+    }
+    /// Starts a fresh checksum and byte count (the body of a format 2 snapshot).
+    void begin_checksum() noexcept {
+        crc_ = Crc32c();
+        written_ = 0;
+        checksumming_ = true;
+    }
+    /// The checksum of everything written since begin_checksum(); stops checksumming.
+    [[nodiscard]] uint32_t end_checksum() noexcept {
+        checksumming_ = false;
+        return crc_.value();
+    }
+    [[nodiscard]] uint64_t written() const noexcept { return written_; }
+    void u32(uint32_t v) {
+        unsigned char b[4];
+        put_u32(b, v);
+        raw(b, 4);
+    }
+    void u64(uint64_t v) {
+        unsigned char b[8];
+        put_u64(b, v);
+        raw(b, 8);
+    }
+    void u32_array(const uint32_t* values, size_t n) {
+        if constexpr (host_little_endian) {
+            raw(values, uint64_t(n) * 4);
+        } else {
+            unsigned char buf[4096];
+            for (size_t i = 0; i < n;) {
+                size_t k = 0;
+                for (; k < sizeof(buf) / 4 && i < n; ++k, ++i) put_u32(buf + 4 * k, values[i]);
+                raw(buf, uint64_t(k) * 4);
+            }
+        }
+    }
+    void entities(const PodArray<Entity>& list) {
+        if constexpr (host_little_endian) {
+            raw(list.data(), uint64_t(list.size()) * sizeof(Entity));
+        } else {
+            unsigned char buf[4096];
+            for (size_t i = 0; i < list.size();) {
+                size_t k = 0;
+                for (; k < sizeof(buf) / 8 && i < list.size(); ++k, ++i) {
+                    put_u32(buf + 8 * k, list[i].index);
+                    put_u32(buf + 8 * k + 4, list[i].generation);
+                }
+                raw(buf, uint64_t(k) * 8);
+            }
+        }
+    }
+
+private:
+    std::ostream& out_;
+    Crc32c crc_;
+    uint64_t written_ = 0;
+    bool checksumming_ = false;
+};
+
+/// Growable in-memory output buffer: collects one column written element by element, so the
+/// column's byte length can precede it without seeking the real stream.
+class ByteSink : public std::streambuf {
+public:
+    void clear() noexcept { bytes_.clear(); }
+    [[nodiscard]] const char* data() const noexcept { return bytes_.data(); }
+    [[nodiscard]] size_t size() const noexcept { return bytes_.size(); }
+
+protected:
+    int_type overflow(int_type ch) override {
+        if (!traits_type::eq_int_type(ch, traits_type::eof())) bytes_.push_back(traits_type::to_char_type(ch));
+        return traits_type::not_eof(ch);
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        bytes_.append(s, static_cast<size_t>(n));
+        return n;
+    }
+
+private:
+    std::string bytes_; ///< a string: its members are compiled into the standard library
+};
+
+/// Read-only view of bytes already in memory (used when the input stream cannot tell its size).
+/// Seekable, so the checksum pass of format 2 can go back to the body.
+class MemoryStreamBuf : public std::streambuf {
+public:
+    void view(char* begin, size_t n) noexcept { setg(begin, begin, begin + n); }
+
+protected:
+    pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode which) override {
+        if ((which & std::ios_base::in) == 0) return pos_type(off_type(-1));
+        char* base = dir == std::ios_base::beg ? eback() : dir == std::ios_base::cur ? gptr() : egptr();
+        const off_type target = off_type(base - eback()) + off;
+        if (target < 0 || target > off_type(egptr() - eback())) return pos_type(off_type(-1));
+        setg(eback(), eback() + target, egptr());
+        return pos_type(target);
+    }
+    pos_type seekpos(pos_type pos, std::ios_base::openmode which) override {
+        return seekoff(off_type(pos), std::ios_base::beg, which);
+    }
+};
+
+/**
+ * Input view that ends after `limit` bytes of `source`: a component deserializer reading past its
+ * column fails instead of desynchronising the rest of the snapshot. Reads ahead in small chunks,
+ * never beyond the limit.
+ */
+class LimitedStreamBuf : public std::streambuf {
+public:
+    LimitedStreamBuf(std::streambuf* source, uint64_t limit) noexcept : source_(source), left_(limit) {}
+    /// Every byte of the limit was pulled from the source and handed to the reader.
+    [[nodiscard]] bool exhausted() const noexcept { return left_ == 0 && gptr() == egptr(); }
+    /// The source ended before the limit did.
+    [[nodiscard]] bool source_short() const noexcept { return source_short_; }
+
+protected:
+    int_type underflow() override {
+        if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+        if (left_ == 0) return traits_type::eof();
+        const uint64_t want = detail::min_of<uint64_t>(left_, sizeof(buffer_));
+        const std::streamsize got = source_->sgetn(buffer_, static_cast<std::streamsize>(want));
+        if (got <= 0) {
+            source_short_ = true;
+            return traits_type::eof();
+        }
+        left_ -= static_cast<uint64_t>(got);
+        setg(buffer_, buffer_, buffer_ + got);
+        return traits_type::to_int_type(*gptr());
+    }
+
+private:
+    std::streambuf* source_;
+    uint64_t left_;
+    bool source_short_ = false;
+    char buffer_[4096];
+};
+
+/// The get area of any streambuf (the bytes it already holds in memory), read through pointers to
+/// its protected members: naming them through a derived class is what the language allows.
+struct GetArea : std::streambuf {
+    static const char* next(std::streambuf* sb) noexcept { return (sb->*&GetArea::gptr)(); }
+    static const char* end(std::streambuf* sb) noexcept { return (sb->*&GetArea::egptr)(); }
+};
+
+/// Little-endian reader over a streambuf whose remaining size is known: every read is checked
+/// against it before anything is allocated for it.
+class SnapshotReader {
+public:
+    SnapshotReader(std::streambuf* source, uint64_t remaining) noexcept : source_(source), remaining_(remaining) {}
+
+    /// Ends the input `n` bytes from here until unlimit() (a format 2 body). @pre n <= remaining().
+    void limit(uint64_t n) noexcept {
+        held_back_ = remaining_ - n;
+        remaining_ = n;
+    }
+    /// Gives back the bytes held back by limit().
+    void unlimit() noexcept {
+        remaining_ += held_back_;
+        held_back_ = 0;
+    }
+
+    [[nodiscard]] uint64_t offset() const noexcept { return offset_; }
+    [[nodiscard]] uint64_t remaining() const noexcept { return remaining_; }
+    [[nodiscard]] std::streambuf* source() const noexcept { return source_; }
+
+    [[nodiscard]] bool raw(void* dst, uint64_t n) {
+        if (n > remaining_) return false;
+        char* p = static_cast<char*>(dst);
+        for (uint64_t left = n; left != 0;) {
+            const uint64_t step = detail::min_of(left, MAX_STREAM_CHUNK);
+            const std::streamsize got = source_->sgetn(p, static_cast<std::streamsize>(step));
+            if (got <= 0) {
+                remaining_ = 0; // the stream lied about its size: nothing more can be trusted
+                return false;
+            }
+            p += got;
+            left -= static_cast<uint64_t>(got);
+        }
+        consumed(n);
+        return true;
+    }
+    [[nodiscard]] bool u32(uint32_t& v) {
+        unsigned char b[4];
+        if (!raw(b, 4)) return false;
+        v = get_u32(b);
+        return true;
+    }
+    [[nodiscard]] bool u64(uint64_t& v) {
+        unsigned char b[8];
+        if (!raw(b, 8)) return false;
+        v = get_u64(b);
+        return true;
+    }
+    /// Reads `n` u32 into `values`. @pre n * 4 <= remaining() was checked by the caller or not: both work.
+    [[nodiscard]] bool u32_array(uint32_t* values, size_t n) {
+        if (uint64_t(n) * 4 > remaining_) return false;
+        if constexpr (host_little_endian) {
+            return raw(values, uint64_t(n) * 4);
+        } else {
+            unsigned char buf[4096];
+            for (size_t i = 0; i < n;) {
+                const size_t k = detail::min_of(sizeof(buf) / 4, n - i);
+                if (!raw(buf, uint64_t(k) * 4)) return false;
+                for (size_t j = 0; j < k; ++j, ++i) values[i] = get_u32(buf + 4 * j);
+            }
+            return true;
+        }
+    }
+    [[nodiscard]] bool entities(Entity* list, size_t n) {
+        if (uint64_t(n) * 8 > remaining_) return false;
+        if constexpr (host_little_endian) {
+            return raw(list, uint64_t(n) * 8);
+        } else {
+            unsigned char buf[4096];
+            for (size_t i = 0; i < n;) {
+                const size_t k = detail::min_of(sizeof(buf) / 8, n - i);
+                if (!raw(buf, uint64_t(k) * 8)) return false;
+                for (size_t j = 0; j < k; ++j, ++i) list[i] = Entity{get_u32(buf + 8 * j), get_u32(buf + 8 * j + 4)};
+            }
+            return true;
+        }
+    }
+    /// Accounts for `n` bytes consumed from the source by someone else (a LimitedStreamBuf).
+    void consumed(uint64_t n) noexcept {
+        offset_ += n;
+        remaining_ -= n;
+    }
+
+private:
+    std::streambuf* source_;
+    uint64_t remaining_;
+    uint64_t offset_ = 0;
+    uint64_t held_back_ = 0;
+};
+
+/**
+ * Everything left in a stream that cannot tell its size, read into one uninitialised buffer that
+ * grows with the data actually received. The first allocation is sized by in_avail(): bytes the
+ * stream already holds in memory, so trusting it costs nothing a hostile input could inflate.
+ */
+class SlurpedInput {
+public:
+    SlurpedInput() = default;
+    SlurpedInput(const SlurpedInput&) = delete;
+    SlurpedInput& operator=(const SlurpedInput&) = delete;
+    ~SlurpedInput() { delete[] bytes_; }
+
+    void read_all(std::streambuf& sb) {
+        const std::streamsize buffered = sb.in_avail();
+        size_t capacity = detail::max_of<size_t>(size_t(1) << 16, buffered > 0 ? static_cast<size_t>(buffered) + 4096 : 0);
+        delete[] bytes_; // (a second call starts over)
+        bytes_ = nullptr;
+        size_ = 0;
+        bytes_ = new char[capacity];
+        for (;;) {
+            if (size_ == capacity) {
+                capacity *= 2;
+                char* bigger = new char[capacity];
+                std::memcpy(bigger, bytes_, size_);
+                delete[] bytes_;
+                bytes_ = bigger;
+            }
+            const uint64_t want = detail::min_of<uint64_t>(capacity - size_, MAX_STREAM_CHUNK);
+            const std::streamsize got = sb.sgetn(bytes_ + size_, static_cast<std::streamsize>(want));
+            if (got <= 0) break;
+            size_ += static_cast<size_t>(got);
+        }
+    }
+    [[nodiscard]] char* data() noexcept { return bytes_; }
+    [[nodiscard]] size_t size() const noexcept { return size_; }
+
+private:
+    char* bytes_ = nullptr; ///< owned (new[]); uninitialised beyond size_
+    size_t size_ = 0;
+};
+
+/// Bytes between the current read position of `sb` and its end, when the buffer can seek.
+inline bool stream_remaining(std::streambuf& sb, uint64_t& remaining) {
+    using Pos = std::streambuf::pos_type;
+    const Pos invalid = Pos(std::streambuf::off_type(-1));
+    const Pos here = sb.pubseekoff(0, std::ios_base::cur, std::ios_base::in);
+    if (here == invalid) return false;
+    const Pos end = sb.pubseekoff(0, std::ios_base::end, std::ios_base::in);
+    if (end == invalid) return false;
+    if (sb.pubseekpos(here, std::ios_base::in) != here) return false;
+    const std::streamoff size = std::streamoff(end) - std::streamoff(here);
+    if (size < 0) return false;
+    remaining = static_cast<uint64_t>(size);
+    return true;
+}
+
+} // namespace detail
+} // namespace ecs
