@@ -12,6 +12,7 @@
  * | query engine     | query.hpp              | terms, filters, caches, chunks, handles, row loops    |
  * | observers        | observers.hpp          | on_add / on_remove hooks and their dispatch           |
  * | resources        | resources.hpp          | one value per type                                    |
+ * | names            | names.hpp              | entity names: name -> entity, entity -> name          |
  * | commands         | detail/command_queue.hpp, detail/commands.hpp | deferred structural changes    |
  *
  * Data flows one way: entity -> record -> archetype -> column.
@@ -25,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -39,6 +41,7 @@
 #include "entity.hpp"
 #include "entity_index.hpp"
 #include "events.hpp"
+#include "names.hpp"
 #include "observers.hpp"
 #include "query.hpp"
 #include "resources.hpp"
@@ -136,11 +139,32 @@ public:
         const uint32_t row = rec.row;
         const Entity moved = rec.archetype->erase_row(row);
         if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
+        if (ECS_UNLIKELY(names_.any())) names_.erase(e.index); // after the hooks: they may read it
         entities_.release(e.index);
     }
 
     /// @brief True when `e` names a live entity of this world.
     [[nodiscard]] bool alive(Entity e) const noexcept { return entities_.alive(e); }
+
+    // ----------------------------------------------------------------------------------------------
+    // Names (names.hpp; addition)
+    // ----------------------------------------------------------------------------------------------
+
+    /**
+     * @brief Names `e` (unique per world); an empty `name` removes its name, renaming frees the old
+     *        one, destroy frees it. Allowed during iteration (not a structural change).
+     * @pre `e` is alive and no other entity is named `name` (asserted and refused: nothing changes).
+     */
+    void set_name(Entity e, std::string_view name) {
+        if (!ECS_CHECK(alive(e), detail::entity_message("World::set_name", {}, e, "is not alive"))) return;
+        (void)ECS_CHECK(names_.set(e, name), names_.taken_message("World::set_name", name));
+    }
+    /// @brief The name of `e`; empty when unnamed or dead. Valid until `e` is renamed or destroyed.
+    [[nodiscard]] std::string_view name(Entity e) const noexcept {
+        return alive(e) ? names_.name_of(e.index) : std::string_view{};
+    }
+    /// @brief The entity named `name`, or INVALID_ENTITY. O(1), no allocation.
+    [[nodiscard]] Entity lookup(std::string_view name) const noexcept { return names_.find(name); }
 
     // ----------------------------------------------------------------------------------------------
     // Component access
@@ -466,9 +490,9 @@ public:
 
     /// @brief Number of archetypes created so far (the empty one included); never decreases.
     [[nodiscard]] size_t archetype_count() const noexcept { return graph_.size(); }
-    /// @brief Bytes held by entity storage: column blocks, entity lists, records, deferred pages.
+    /// @brief Bytes held by entity storage: column blocks, entity lists, records, deferred pages, names.
     [[nodiscard]] size_t memory_bytes() const noexcept {
-        return entities_.memory_bytes() + graph_.memory_bytes() + deferred_.capacity_bytes();
+        return entities_.memory_bytes() + graph_.memory_bytes() + deferred_.capacity_bytes() + names_.memory_bytes();
     }
     /// @brief Checks every invariant of SPEC §6 over all archetypes and records. O(entities).
     [[nodiscard]] bool check_invariants() const;
@@ -610,6 +634,7 @@ private:
     detail::Resources resources_;
     detail::CommandQueue deferred_;
     detail::EventRegistry events_; ///< room: events.hpp; a null pointer until the first send
+    detail::NameIndex names_;      ///< room: names.hpp
 };
 
 namespace detail {
@@ -631,6 +656,10 @@ struct WorldAccess {
     static void set_free_list(World& w, const std::vector<uint32_t>& slots) noexcept { w.entities_.set_free_list(slots); }
     static size_t& alive_count(World& w) noexcept { return w.entities_.alive_count_ref(); }
     static bool iterating(const World& w) noexcept { return w.iterating(); }
+    /// The entity names: `names(w).each(fn(Entity, std::string_view))` enumerates them (slot order);
+    /// `names(w).set(e, name)` sets one without asserting (false: taken by another entity).
+    static NameIndex& names(World& w) noexcept { return w.names_; }
+    static const NameIndex& names(const World& w) noexcept { return w.names_; }
     /// The archetype of exactly `sorted_types`, created when missing (nullptr when refused).
     static Archetype* find_or_create_archetype(World& w, const TypeSet& sorted_types) {
         return w.graph_.find_or_create(sorted_types);
@@ -647,6 +676,7 @@ struct WorldAccess {
     static void reset_entities(World& w) noexcept {
         for (Archetype* a : w.graph_.all()) a->clear();
         w.entities_.reset();
+        w.names_.clear();
     }
 };
 
@@ -676,7 +706,9 @@ inline bool World::check_invariants() const {
         }
         live += arch.size();
     }
-    return entities_.check(live);
+    bool names_alive = true; // names belong to live entities only
+    names_.each([&](Entity e, std::string_view) { names_alive = names_alive && alive(e); });
+    return entities_.check(live) && names_.check() && names_alive;
 }
 
 } // namespace ecs
