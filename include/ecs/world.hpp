@@ -497,6 +497,15 @@ public:
     /// @brief Checks every invariant of SPEC §6 over all archetypes and records. O(entities).
     [[nodiscard]] bool check_invariants() const;
 
+    /**
+     * @brief An exact copy (addition): same handles, generations and free list, the same archetypes
+     *        in the same order with the same rows in the same order, components copy-constructed,
+     *        names copied. Not copied: resources, hooks, query caches, events, deferred commands.
+     * @pre No live entity holds a type that is not copy-constructible (asserted and refused: an
+     *      empty world is returned, the source untouched). Complexity: O(slots + archetypes + rows).
+     */
+    [[nodiscard]] World clone() const;
+
 private:
     friend struct detail::WorldAccess;
     friend class DeferredProxy;
@@ -714,3 +723,4 @@ inline bool World::check_invariants() const {
 } // namespace ecs
 
 #include "detail/commands.hpp" // World::DeferredProxy and the commands it records
+#include "detail/clone.hpp"    // World::clone

@@ -65,3 +65,25 @@ TEST_CASE("assert: set_name on a dead entity is refused", "[assert][names]") {
     CHECK(w.lookup("ghost") == ecs::INVALID_ENTITY);
     CHECK(w.check_invariants());
 }
+
+TEST_CASE("assert: clone of a world holding a move-only component is refused", "[assert][clone]") {
+    ecs::World w;
+    const ecs::Entity a = w.create_with(Pos{1, 2});
+    const ecs::Entity b = w.create_with(MoveOnly{std::make_unique<int>(7)}, Pos{3, 4});
+    w.set_name(a, "a");
+    ecs_assert_test::reset();
+    ecs::World c = w.clone();
+    CHECK(ecs_assert_test::fired_once_with("World::clone: component type"));
+    CHECK(ecs_assert_test::fired_once_with("MoveOnly"));
+    INFO(ecs_assert_test::last_message());
+    CHECK(c.count() == 0); // an empty world
+    CHECK(c.archetype_count() == 1);
+    CHECK(c.lookup("a") == ecs::INVALID_ENTITY);
+    CHECK(c.check_invariants());
+    // The source is untouched.
+    CHECK(w.count() == 2);
+    CHECK(w.get<Pos>(a).x == 1);
+    CHECK(*w.get<MoveOnly>(b).p == 7);
+    CHECK(w.lookup("a") == a);
+    CHECK(w.check_invariants());
+}
