@@ -63,6 +63,9 @@ double cpu_ms() { return wall_ms(); }
 /// The clock all figures are measured with (see --wall).
 double (*measure_ms)() = &cpu_ms;
 
+/// Set per scene with --describe: the next run_scene prints ecs::describe of its built world.
+bool describe_next_world = false;
+
 // ---- Options -------------------------------------------------------------------------------------
 
 struct Options {
@@ -75,6 +78,7 @@ struct Options {
     size_t max_entities = 8000000;
     bool wall = !HAVE_CPU_CLOCK;
     std::string json;
+    bool describe = false;
 };
 
 const char* const HELP = R"(stress_harness: how many entities can this ECS run within one frame, here?
@@ -103,6 +107,8 @@ Usage: stress_harness [options]
                       CPU time (the default) leaves out the time other processes
                       take on a busy machine; on an idle one both agree
   --json FILE         also write every figure as JSON to FILE
+  --describe          print ecs::describe(world) for each scene once its world is
+                      built (archetypes, fragmentation, queries, memory per room)
   --help              this text
 
 Output: per scene, the ramp steps (or the run), then a table of systems with
@@ -161,6 +167,8 @@ int parse_options(int argc, char** argv, Options& o) {
             o.ramp = true;
         } else if (arg == "--wall") {
             o.wall = true;
+        } else if (arg == "--describe") {
+            o.describe = true;
         } else if (arg == "--json" && value != nullptr) {
             o.json = value;
             ++i;
@@ -264,6 +272,18 @@ RunResult run_scene(const harness::SceneInfo& info, size_t entities, size_t fram
     const Clock::time_point setup = Clock::now();
     scene->populate(*world, entities);
     r.setup_ms = ms_since(setup);
+    if (describe_next_world) {
+        describe_next_world = false;
+        std::printf("  ecs::describe after building the scene (%zu entities):\n", entities);
+        const std::string report = ecs::describe(*world);
+        size_t begin = 0; // indent every line of the report
+        while (begin < report.size()) {
+            const size_t end = report.find('\n', begin);
+            const size_t stop = end == std::string::npos ? report.size() : end;
+            std::printf("    %.*s\n", static_cast<int>(stop - begin), report.c_str() + begin);
+            begin = stop + 1;
+        }
+    }
 
     // Every system is wrapped in a timer; the registry flushes deferred commands after each one.
     const harness::SystemList list = scene->systems();
@@ -488,6 +508,7 @@ int main(int argc, char** argv) {
     for (const harness::SceneInfo& info : harness::scenes()) {
         if (o.scene != "all" && o.scene != info.name) continue;
         std::printf("\n[%s] %s\n", info.name, info.summary);
+        describe_next_world = o.describe; // the scene's first world only (not every ramp step)
         SceneOutcome out;
         if (o.ramp) {
             out = ramp_scene(info, o, progress);

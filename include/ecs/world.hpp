@@ -669,6 +669,9 @@ struct WorldAccess {
     /// `names(w).set(e, name)` sets one without asserting (false: taken by another entity).
     static NameIndex& names(World& w) noexcept { return w.names_; }
     static const NameIndex& names(const World& w) noexcept { return w.names_; }
+    static const QueryEngine& queries(const World& w) noexcept { return w.queries_; }
+    /// Bytes of the deferred queue's pages.
+    static size_t deferred_bytes(const World& w) noexcept { return w.deferred_.capacity_bytes(); }
     /// The archetype of exactly `sorted_types`, created when missing (nullptr when refused).
     static Archetype* find_or_create_archetype(World& w, const TypeSet& sorted_types) {
         return w.graph_.find_or_create(sorted_types);
