@@ -63,6 +63,9 @@ double cpu_ms() { return wall_ms(); }
 /// The clock all figures are measured with (see --wall).
 double (*measure_ms)() = &cpu_ms;
 
+/// Set per scene with --describe: the next run_scene prints ecs::describe of its built world.
+bool describe_next_world = false;
+
 // ---- Options -------------------------------------------------------------------------------------
 
 struct Options {
@@ -76,6 +79,7 @@ struct Options {
     bool wall = !HAVE_CPU_CLOCK;
     size_t threads = 1;
     std::string json;
+    bool describe = false;
 };
 
 const char* const HELP = R"(stress_harness: how many entities can this ECS run within one frame, here?
@@ -108,6 +112,8 @@ Usage: stress_harness [options]
                       each scene is run again on one thread at the size reached
                       to report the speed-up (default 1: no pool)
   --json FILE         also write every figure as JSON to FILE
+  --describe          print ecs::describe(world) for each scene once its world is
+                      built (archetypes, fragmentation, queries, memory per room)
   --help              this text
 
 Output: per scene, the ramp steps (or the run), then a table of systems with
@@ -168,6 +174,8 @@ int parse_options(int argc, char** argv, Options& o) {
             if (!need_size(o.threads, 1)) return 2;
         } else if (arg == "--wall") {
             o.wall = true;
+        } else if (arg == "--describe") {
+            o.describe = true;
         } else if (arg == "--json" && value != nullptr) {
             o.json = value;
             ++i;
@@ -272,6 +280,18 @@ RunResult run_scene(const harness::SceneInfo& info, size_t entities, size_t fram
     const Clock::time_point setup = Clock::now();
     scene->populate(*world, entities);
     r.setup_ms = ms_since(setup);
+    if (describe_next_world) {
+        describe_next_world = false;
+        std::printf("  ecs::describe after building the scene (%zu entities):\n", entities);
+        const std::string report = ecs::describe(*world);
+        size_t begin = 0; // indent every line of the report
+        while (begin < report.size()) {
+            const size_t end = report.find('\n', begin);
+            const size_t stop = end == std::string::npos ? report.size() : end;
+            std::printf("    %.*s\n", static_cast<int>(stop - begin), report.c_str() + begin);
+            begin = stop + 1;
+        }
+    }
 
     // Every system is wrapped in a timer; the registry flushes deferred commands after each one.
     const harness::SystemList list = scene->systems();
@@ -503,6 +523,7 @@ int main(int argc, char** argv) {
     for (const harness::SceneInfo& info : harness::scenes()) {
         if (o.scene != "all" && o.scene != info.name) continue;
         std::printf("\n[%s] %s\n", info.name, info.summary);
+        describe_next_world = o.describe; // the scene's first world only (not every ramp step)
         SceneOutcome out;
         if (o.ramp) {
             out = ramp_scene(info, o, progress);

@@ -266,6 +266,48 @@ public:
         if (ECS_UNLIKELY(ticks.active())) ticks.grow_to(size());
     }
 
+    /**
+     * Appends a copy of every row of `src` after this archetype's rows, in `src`'s row order, entity
+     * handles included (World::clone). Trivially copyable columns are copied with one memcpy each,
+     * the others element by element through their copy function. If a copy constructor throws, the
+     * copies made so far are destroyed and this archetype is left as it was. The caller updates
+     * the records.
+     * @pre `src.types == types`; every non-tag column has a copy function or is trivially copyable.
+     */
+    void copy_rows_from(const Archetype& src) {
+        const size_t n = src.size();
+        if (n == 0) return;
+        const size_t base = size();
+        reserve(base + n);
+        struct Rollback { // destroys the copies made so far unless the copy completes
+            Archetype& self;
+            size_t base, n, column = 0, row = 0;
+            bool done = false;
+            ~Rollback() {
+                if (done) return;
+                for (size_t k = 0; k <= column && k < self.columns.size(); ++k) {
+                    const ComponentColumn& c = self.columns[k];
+                    const size_t rows = k < column ? n : row;
+                    if (c.elem_size != 0)
+                        for (size_t r = 0; r < rows; ++r) c.destroy_at(c.at(base + r));
+                }
+            }
+        } rollback{*this, base, n};
+        for (; rollback.column < columns.size(); ++rollback.column) {
+            const ComponentColumn& c = columns[rollback.column];
+            const ComponentColumn& from = src.columns[rollback.column];
+            if (c.elem_size == 0) continue; // tags: nothing stored
+            if (c.trivially_relocatable) {
+                std::memcpy(c.at(base), from.data, n * c.elem_size);
+                continue;
+            }
+            for (rollback.row = 0; rollback.row < n; ++rollback.row) c.copy(c.at(base + rollback.row), from.at(rollback.row));
+        }
+        rollback.done = true;
+        for (const Entity e : src.entities) entities.push_back_unchecked(e);
+        sync_ticks(); // tracked types (none in a fresh clone): the copies count as added now
+    }
+
     /// Destroys every row (entities included); keeps the block for reuse.
     void clear() noexcept {
         destroy_all_rows();

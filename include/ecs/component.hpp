@@ -99,6 +99,20 @@ void swap_via_moves(T& a, T& b) noexcept {
     }
 }
 
+/// Containers report a copy constructor whatever their elements (`std::vector<std::unique_ptr<X>>`
+/// says it is copy-constructible, then fails to compile when copied): look at `value_type` too.
+template <typename T, typename = void>
+struct is_copyable : std::is_copy_constructible<T> {};
+template <typename T>
+struct is_copyable<T, std::void_t<typename T::value_type>>
+    : std::conjunction<std::is_copy_constructible<T>,
+                       std::disjunction<std::is_same<typename T::value_type, T>, is_copyable<typename T::value_type>>> {};
+template <typename A, typename B>
+struct is_copyable<std::pair<A, B>> : std::conjunction<is_copyable<A>, is_copyable<B>> {}; // map elements
+/// True when World::clone can copy a `T` (copy-constructible, elements of containers included).
+template <typename T>
+inline constexpr bool is_copyable_v = is_copyable<T>::value;
+
 } // namespace detail
 
 /**
@@ -127,6 +141,8 @@ struct ComponentColumn {
     using DestroyFunc = void (*)(void* p);
     /// Swaps two live objects.
     using SwapFunc = void (*)(void* a, void* b);
+    /// Copy-constructs the object at `dst` (uninitialised) from the one at `src` (World::clone).
+    using CopyFunc = void (*)(void* dst, const void* src);
     /// Writes one component to a snapshot stream.
     using SerializeFunc = void (*)(std::ostream& out, const void* component);
     /// Constructs one component in uninitialised `storage` from a snapshot stream; reports malformed
@@ -144,6 +160,7 @@ struct ComponentColumn {
     SwapFunc swap = nullptr;
     size_t elem_align = 1;            ///< alignof(T)
     size_t type_size = 0;             ///< sizeof(T) (differs from elem_size only for tags)
+    CopyFunc copy = nullptr;          ///< nullptr when T is not copy-constructible (detail::is_copyable_v)
 
     /// Address of row `row`.
     [[nodiscard]] void* at(size_t row) const noexcept { return data + row * elem_size; }
@@ -192,6 +209,8 @@ template <typename T>
     c.move = [](void* dst, void* src) { ::new (dst) T(std::move(*static_cast<T*>(src))); };
     c.destroy = [](void* p) { static_cast<T*>(p)->~T(); };
     c.swap = [](void* a, void* b) { detail::swap_via_moves(*static_cast<T*>(a), *static_cast<T*>(b)); };
+    if constexpr (detail::is_copyable_v<T>)
+        c.copy = [](void* dst, const void* src) { ::new (dst) T(*static_cast<const T*>(src)); };
     return c;
 }
 

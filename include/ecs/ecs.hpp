@@ -15,6 +15,7 @@
 #include "serialization.hpp"
 #include "system.hpp"
 #include "reflect.hpp"
+#include "inspect.hpp"
 #include "builtin/transform.hpp"
 #include "builtin/hierarchy.hpp"
 #include "builtin/hierarchy_ops.hpp"

@@ -13,6 +13,7 @@
  * | observers        | observers.hpp          | on_add / on_remove / on_set hooks, query observers    |
  * | change detection | change_detection.hpp   | tick clock, per-archetype tick columns, Changed/Added |
  * | resources        | resources.hpp          | one value per type                                    |
+ * | names            | names.hpp              | entity names: name -> entity, entity -> name          |
  * | commands         | detail/command_queue.hpp, detail/commands.hpp | deferred structural changes    |
  *
  * Data flows one way: entity -> record -> archetype -> column.
@@ -26,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -41,6 +43,7 @@
 #include "entity.hpp"
 #include "entity_index.hpp"
 #include "events.hpp"
+#include "names.hpp"
 #include "observers.hpp"
 #include "query.hpp"
 #include "resources.hpp"
@@ -144,11 +147,32 @@ public:
         const uint32_t row = rec.row;
         const Entity moved = rec.archetype->erase_row(row);
         if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
+        if (ECS_UNLIKELY(names_.any())) names_.erase(e.index); // after the hooks: they may read it
         entities_.release(e.index);
     }
 
     /// @brief True when `e` names a live entity of this world.
     [[nodiscard]] bool alive(Entity e) const noexcept { return entities_.alive(e); }
+
+    // ----------------------------------------------------------------------------------------------
+    // Names (names.hpp; addition)
+    // ----------------------------------------------------------------------------------------------
+
+    /**
+     * @brief Names `e` (unique per world); an empty `name` removes its name, renaming frees the old
+     *        one, destroy frees it. Allowed during iteration (not a structural change).
+     * @pre `e` is alive and no other entity is named `name` (asserted and refused: nothing changes).
+     */
+    void set_name(Entity e, std::string_view name) {
+        if (!ECS_CHECK(alive(e), detail::entity_message("World::set_name", {}, e, "is not alive"))) return;
+        (void)ECS_CHECK(names_.set(e, name), names_.taken_message("World::set_name", name));
+    }
+    /// @brief The name of `e`; empty when unnamed or dead. Valid until `e` is renamed or destroyed.
+    [[nodiscard]] std::string_view name(Entity e) const noexcept {
+        return alive(e) ? names_.name_of(e.index) : std::string_view{};
+    }
+    /// @brief The entity named `name`, or INVALID_ENTITY. O(1), no allocation.
+    [[nodiscard]] Entity lookup(std::string_view name) const noexcept { return names_.find(name); }
 
     // ----------------------------------------------------------------------------------------------
     // Component access
@@ -561,12 +585,21 @@ public:
 
     /// @brief Number of archetypes created so far (the empty one included); never decreases.
     [[nodiscard]] size_t archetype_count() const noexcept { return graph_.size(); }
-    /// @brief Bytes held by entity storage: column blocks, entity lists, records, deferred pages.
+    /// @brief Bytes held by entity storage: column blocks, entity lists, records, deferred pages, names.
     [[nodiscard]] size_t memory_bytes() const noexcept {
-        return entities_.memory_bytes() + graph_.memory_bytes() + deferred_.capacity_bytes();
+        return entities_.memory_bytes() + graph_.memory_bytes() + deferred_.capacity_bytes() + names_.memory_bytes();
     }
     /// @brief Checks every invariant of SPEC §6 over all archetypes and records. O(entities).
     [[nodiscard]] bool check_invariants() const;
+
+    /**
+     * @brief An exact copy (addition): same handles, generations and free list, the same archetypes
+     *        in the same order with the same rows in the same order, components copy-constructed,
+     *        names copied. Not copied: resources, hooks, query caches, events, deferred commands.
+     * @pre No live entity holds a type that is not copy-constructible (asserted and refused: an
+     *      empty world is returned, the source untouched). Complexity: O(slots + archetypes + rows).
+     */
+    [[nodiscard]] World clone() const;
 
 private:
     friend struct detail::WorldAccess;
@@ -753,6 +786,7 @@ private:
     detail::Resources resources_;
     detail::CommandQueue deferred_;
     detail::EventRegistry events_; ///< room: events.hpp; a null pointer until the first send
+    detail::NameIndex names_;      ///< room: names.hpp
 };
 
 namespace detail {
@@ -776,7 +810,14 @@ struct WorldAccess {
     static bool iterating(const World& w) noexcept { return w.iterating(); }
     /// The query room and the archetype graph (each_par.hpp, schedule.hpp open shared sections).
     static QueryEngine& queries(World& w) noexcept { return w.queries_; }
+    static const QueryEngine& queries(const World& w) noexcept { return w.queries_; }
     static const ArchetypeGraph& graph(const World& w) noexcept { return w.graph_; }
+    /// The entity names: `names(w).each(fn(Entity, std::string_view))` enumerates them (slot order);
+    /// `names(w).set(e, name)` sets one without asserting (false: taken by another entity).
+    static NameIndex& names(World& w) noexcept { return w.names_; }
+    static const NameIndex& names(const World& w) noexcept { return w.names_; }
+    /// Bytes of the deferred queue's pages.
+    static size_t deferred_bytes(const World& w) noexcept { return w.deferred_.capacity_bytes(); }
     /// The archetype of exactly `sorted_types`, created when missing (nullptr when refused).
     static Archetype* find_or_create_archetype(World& w, const TypeSet& sorted_types) {
         return w.graph_.find_or_create(sorted_types);
@@ -797,6 +838,7 @@ struct WorldAccess {
     static void reset_entities(World& w) noexcept {
         for (Archetype* a : w.graph_.all()) a->clear();
         w.entities_.reset();
+        w.names_.clear();
     }
 };
 
@@ -826,9 +868,12 @@ inline bool World::check_invariants() const {
         }
         live += arch.size();
     }
-    return entities_.check(live);
+    bool names_alive = true; // names belong to live entities only
+    names_.each([&](Entity e, std::string_view) { names_alive = names_alive && alive(e); });
+    return entities_.check(live) && names_.check() && names_alive;
 }
 
 } // namespace ecs
 
 #include "detail/commands.hpp" // World::DeferredProxy and the commands it records
+#include "detail/clone.hpp"    // World::clone

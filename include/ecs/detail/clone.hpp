@@ -1,0 +1,58 @@
+/**
+ * @file ecs/detail/clone.hpp
+ * @brief World::clone: an exact copy of a world's entities, components and names.
+ *
+ * Included at the end of world.hpp, where World is complete. The copy is built floor by floor:
+ * the archetype graph gets the same archetypes in the same creation order (so ids, and therefore
+ * query iteration order, match), each archetype copies its rows (Archetype::copy_rows_from), the
+ * entity index gets the same records, generations and free list, and the name index is copied as
+ * it is. What is not copied: resources, hooks, query caches, events and pending deferred commands.
+ */
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "../world.hpp"
+#include "message.hpp"
+
+namespace ecs::detail {
+
+/// The routine behind World::clone (see the file comment).
+struct WorldCloner {
+    static World clone(const World& src) {
+        const auto& archetypes = WorldAccess::archetypes(src);
+        for (const Archetype* a : archetypes) {
+            if (a->size() == 0) continue; // no value to copy: the type set alone is fine
+            for (const ComponentColumn& c : a->columns) {
+                const std::string_view type = component_info(c.type_id).name;
+                if (!ECS_CHECK(c.copy != nullptr,
+                               format_message("World::clone: component type %.*s is not copy-constructible "
+                                              "(refused: an empty world is returned)",
+                                              static_cast<int>(type.size()), type.data())))
+                    return World{};
+            }
+        }
+        World out;
+        for (size_t i = 1; i < archetypes.size(); ++i) // archetype 0, the empty one, exists already
+            (void)WorldAccess::find_or_create_archetype(out, archetypes[i]->types);
+        const auto& copies = WorldAccess::archetypes(out);
+        for (size_t i = 0; i < archetypes.size(); ++i) copies[i]->copy_rows_from(*archetypes[i]);
+
+        const PodArray<EntityRecord>& records = WorldAccess::records(src);
+        PodArray<EntityRecord>& out_records = WorldAccess::records(out);
+        out_records.assign(records.data(), records.size()); // generations and free links included
+        for (EntityRecord& r : out_records)
+            if (r.archetype != nullptr) r.archetype = copies[r.archetype->id];
+        WorldAccess::set_free_list(out, WorldAccess::free_list(src));
+        WorldAccess::alive_count(out) = src.count();
+        WorldAccess::names(out).copy_from(WorldAccess::names(src));
+        return out;
+    }
+};
+
+} // namespace ecs::detail
+
+namespace ecs {
+inline World World::clone() const { return detail::WorldCloner::clone(*this); }
+} // namespace ecs
