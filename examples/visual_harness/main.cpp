@@ -342,6 +342,9 @@ bool handle_key(SDL_Keycode key, SolarSystem& sim) {
     return true;
 }
 
+/// Frames a run nobody can watch (headless, dummy video driver) renders when --frames is absent.
+constexpr int DEFAULT_UNATTENDED_FRAMES = 300;
+
 struct Options {
     bool headless = false;
     int frames = 0; ///< 0: until quit
@@ -353,8 +356,10 @@ int usage(const char* problem) {
     if (problem != nullptr) std::fprintf(stderr, "visual_harness: %s\n", problem);
     std::fprintf(problem != nullptr ? stderr : stdout,
                  "Usage: visual_harness [--headless] [--frames N] [--screenshot FILE.bmp] [--seed N]\n"
-                 "  --headless      render off-screen (no display needed); requires --frames\n"
-                 "  --frames N      stop after N frames (saving the screenshot, if asked)\n"
+                 "  --headless      render off-screen (no display needed)\n"
+                 "  --frames N      stop after N frames (saving the screenshot, if asked); default: until\n"
+                 "                  Esc, Q or closing the window, or 300 frames when headless or under\n"
+                 "                  SDL_VIDEODRIVER=dummy/offscreen\n"
                  "  --screenshot F  save the last frame as a BMP file\n"
                  "  --seed N        seed of the generated system (default 1)\n");
     return problem != nullptr ? 2 : 0;
@@ -383,7 +388,14 @@ int main(int argc, char** argv) {
         else if (arg == "--help" || arg == "-h") return usage(nullptr);
         else return usage(("unknown option " + arg).c_str());
     }
-    if (o.headless && o.frames <= 0) return usage("--headless needs --frames N (N > 0)");
+    // Runs nobody can watch stop by themselves: --headless, or SDL's dummy/offscreen video driver.
+    const char* driver = std::getenv("SDL_VIDEODRIVER");
+    const bool unattended = o.headless || (driver != nullptr && (std::strcmp(driver, "dummy") == 0 ||
+                                                                 std::strcmp(driver, "offscreen") == 0));
+    if (unattended && o.frames <= 0) {
+        o.frames = DEFAULT_UNATTENDED_FRAMES;
+        std::printf("visual_harness: no display to close, stopping after %d frames (--frames N to change)\n", o.frames);
+    }
 
     SDL_SetMainReady();
     SDL_Window* window = nullptr;
@@ -414,6 +426,7 @@ int main(int argc, char** argv) {
         return 1;
     }
 
+    if (o.frames <= 0) std::printf("visual_harness: press Esc or Q, or close the window, to quit\n");
     SolarSystem sim(o.seed);
     const std::vector<SDL_Point> stars = make_stars(o.seed);
     Hud hud;
