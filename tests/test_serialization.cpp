@@ -1831,7 +1831,13 @@ TEST_CASE("serialization: bad resource tables are reported and leak nothing", "[
     }
     SECTION("bad name length") { expect_error(with_resources(1, {entry("", 4, "abcd")}), E::bad_name); }
     SECTION("count above what the body holds") { expect_error(with_resources(1000, {counted}), E::truncated); }
-    SECTION("bytes after the resource table") { expect_error(with_resources(1, {counted, "junk"}), E::bad_count); }
+    // Since 1.0, bytes after the resource table are extension sections (tag, u64 length, bytes).
+    SECTION("bytes after the resource table: a cut-short section") {
+        expect_error(with_resources(1, {counted, "junk"}), E::truncated);
+    }
+    SECTION("bytes after the resource table: an unknown section") {
+        expect_error(with_resources(1, {counted, std::string("junk\0\0\0\0\0\0\0\0", 12)}), E::bad_section);
+    }
     SECTION("missing resource table") { expect_error(frame_v2(body, ""), E::truncated); }
     REQUIRE(SerCounted::bad_destroys == 0);
 }
@@ -1855,4 +1861,132 @@ TEST_CASE("serialization: format 2 round trips through one-way streams and back 
     std::istream bad_in(&bad);
     REQUIRE(ecs::deserialize(c, bad_in).error == ecs::DeserializeError::checksum_mismatch);
     require_empty_and_usable(c);
+}
+
+// ---- Entity names in snapshots (1.0): the "NAME" extension section ---------------------------------
+
+namespace {
+/// Re-frames a format 2 snapshot whose body was edited: new length, new checksums.
+std::string reseal_v2(const std::string& snapshot, const std::string& new_body) {
+    std::string s("ECS", 4);
+    put32(s, 2);
+    put64(s, new_body.size());
+    put32(s, ecs::detail::Crc32c::of(s.data(), 16));
+    s += new_body;
+    put32(s, ecs::detail::Crc32c::of(new_body.data(), new_body.size()));
+    (void)snapshot;
+    return s;
+}
+std::string body_of(const std::string& snapshot) { return snapshot.substr(20, snapshot.size() - 24); }
+} // namespace
+
+TEST_CASE("serialization: entity names round-trip, with the handles they name", "[serialization][names]") {
+    register_all();
+    ecs::World w;
+    const ecs::Entity a = w.create_with(SerPos{1, 2, 3});
+    const ecs::Entity b = w.create_with(SerVel{4, 5});
+    const ecs::Entity c = w.create_with(SerPos{0, 0, 0}, SerVel{0, 0});
+    w.destroy(w.create()); // a dead slot in between
+    w.set_name(a, "player");
+    w.set_name(b, "a name longer than the short-string buffer of any std::string");
+    w.set_name(c, "x");
+    std::stringstream ss;
+    ecs::serialize(w, ss);
+    ecs::World loaded;
+    const ecs::DeserializeResult r = ecs::deserialize(loaded, ss);
+    REQUIRE(r);
+    CHECK(loaded.lookup("player") == a);
+    CHECK(loaded.name(b) == "a name longer than the short-string buffer of any std::string");
+    CHECK(loaded.lookup("x") == c);
+    CHECK(loaded.check_invariants());
+    // The loaded names behave like set ones: destroy frees them.
+    loaded.destroy(a);
+    CHECK(loaded.lookup("player") == ecs::INVALID_ENTITY);
+}
+
+TEST_CASE("serialization: a world without names writes no names section", "[serialization][names]") {
+    register_all();
+    ecs::World w;
+    (void)w.create_with(SerPos{1, 2, 3});
+    std::stringstream plain;
+    ecs::serialize(w, plain);
+    w.set_name(w.create_with(SerPos{}), "n");
+    std::stringstream named;
+    ecs::serialize(w, named);
+    CHECK(plain.str().find("NAME") == std::string::npos);
+    CHECK(named.str().find("NAME") != std::string::npos);
+}
+
+TEST_CASE("serialization: bad names sections are rejected and leave the world untouched", "[serialization][names]") {
+    register_all();
+    ecs::World w;
+    const ecs::Entity a = w.create_with(SerPos{1, 2, 3});
+    const ecs::Entity b = w.create_with(SerPos{4, 5, 6});
+    w.set_name(a, "alpha");
+    w.set_name(b, "beta!");
+    std::stringstream ss;
+    ecs::serialize(w, ss);
+    const std::string good = ss.str();
+    const std::string body = body_of(good);
+    const size_t section = body.rfind("NAME");
+    REQUIRE(section != std::string::npos);
+    // Section layout: tag, u64 length, u32 count, then (u32 slot, u32 size, bytes) per name.
+    const size_t first_entry = section + 4 + 8 + 4;
+
+    auto expect_rejected = [&](std::string edited, const char* what) {
+        INFO(what);
+        std::stringstream in(reseal_v2(good, edited));
+        ecs::World target;
+        const ecs::DeserializeResult r = ecs::deserialize(target, in);
+        CHECK(!r);
+        CHECK(r.error == ecs::DeserializeError::bad_section);
+        CHECK(target.count() == 0);
+        CHECK(target.lookup("alpha") == ecs::INVALID_ENTITY);
+        CHECK(target.check_invariants());
+    };
+    {
+        std::string e = body; // second name equal to the first: "beta!" -> "alpha"
+        const size_t at = e.find("beta!", section);
+        REQUIRE(at != std::string::npos);
+        e.replace(at, 5, "alpha");
+        expect_rejected(e, "duplicate name");
+    }
+    {
+        std::string e = body; // a name for a dead (never used) slot
+        uint32_t slot = 1000;
+        std::memcpy(&e[first_entry], &slot, 4);
+        expect_rejected(e, "slot out of range");
+    }
+    {
+        std::string e = body; // both names for one slot
+        std::string first_slot = e.substr(first_entry, 4);
+        const size_t second_entry = first_entry + 8 + 5;
+        e.replace(second_entry, 4, first_slot);
+        expect_rejected(e, "one slot named twice");
+    }
+    {
+        std::string e = body; // an unknown section tag
+        e.replace(section, 4, "ZZZZ");
+        expect_rejected(e, "unknown tag");
+    }
+    {
+        std::string e = body; // a section length that disagrees with its contents
+        e.insert(e.size(), "junk");
+        uint64_t len = 0;
+        std::memcpy(&len, &e[section + 4], 8);
+        len += 4;
+        std::memcpy(&e[section + 4], &len, 8);
+        expect_rejected(e, "length longer than the contents");
+    }
+    {
+        std::string e = body; // an empty name
+        uint32_t zero = 0;
+        std::memcpy(&e[first_entry + 4], &zero, 4);
+        expect_rejected(e, "empty name");
+    }
+    // The untouched snapshot still loads after all that.
+    std::stringstream in(good);
+    ecs::World ok;
+    REQUIRE(ecs::deserialize(ok, in));
+    CHECK(ok.lookup("beta!") == b);
 }

@@ -493,6 +493,7 @@ enum class DeserializeError : uint8_t {
     checksum_mismatch,     ///< a CRC-32C of the frame or of the body disagrees with the bytes
     unknown_resource,      ///< a resource name no type is registered under (register_resource)
     duplicate_resource,    ///< the resource table lists the same resource twice
+    bad_section,           ///< an extension section with an unknown tag, a bad length or bad contents
 };
 
 /// @brief Short English name of `error` ("truncated", ...).
@@ -519,6 +520,7 @@ enum class DeserializeError : uint8_t {
     case DeserializeError::checksum_mismatch: return "checksum mismatch";
     case DeserializeError::unknown_resource: return "unknown resource";
     case DeserializeError::duplicate_resource: return "duplicate resource";
+    case DeserializeError::bad_section: return "bad section";
     }
     return "unknown error";
 }

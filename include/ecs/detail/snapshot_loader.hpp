@@ -18,6 +18,7 @@
 #include <ostream>
 #include <streambuf>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -143,9 +144,8 @@ private:
     /// the body checksum (already verified).
     bool read_trailer() {
         if (!read_resources()) return false;
-        if (in_.remaining() != 0)
-            return fail(DeserializeError::bad_count, in_.offset(),
-                        "the body holds " + std::to_string(in_.remaining()) + " bytes after its resource table");
+        while (in_.remaining() != 0) // extension sections (1.0): until the body ends
+            if (!read_section()) return false;
         in_.unlimit();
         unsigned char stored[4];
         if (!in_.raw(stored, 4)) return truncated(in_.offset(), "missing body checksum");
@@ -361,6 +361,61 @@ private:
         return true;
     }
 
+    /**
+     * Format 2: one extension section after the resource table: a 4-byte tag, a u64 byte length, the
+     * bytes. Snapshots written before a section existed simply end earlier. Known tags:
+     * "NAME" (entity names). An unknown tag is an error (data this build would drop silently).
+     */
+    bool read_section() {
+        const uint64_t at = in_.offset();
+        unsigned char tag[4];
+        if (!in_.raw(tag, 4)) return truncated(at, "missing section tag");
+        uint64_t length = 0;
+        if (!in_.u64(length)) return truncated(at + 4, "missing section length");
+        if (length > in_.remaining()) return truncated(at + 4, "section length exceeds the bytes left in the body");
+        const uint64_t end = in_.offset() + length;
+        bool ok = false;
+        if (std::memcmp(tag, "NAME", 4) == 0) ok = read_names(length);
+        else return fail(DeserializeError::bad_section, at, "unknown section tag");
+        if (!ok) return false;
+        if (in_.offset() != end) return fail(DeserializeError::bad_section, at, "section length disagrees with its contents");
+        return true;
+    }
+
+    /// "NAME": u32 count, then per name: u32 slot, u32 length, the bytes. Every name names a live
+    /// slot, is non-empty, at most MAX_COMPONENT_NAME_LENGTH bytes, and unique; a slot has one name.
+    bool read_names(uint64_t length) {
+        const uint64_t at = in_.offset();
+        uint32_t count = 0;
+        if (length < 4 || !in_.u32(count)) return fail(DeserializeError::bad_section, at, "names section too short");
+        if (uint64_t(count) * 9 > length - 4) return fail(DeserializeError::bad_section, at, "name count exceeds the section");
+        std::vector<uint8_t> named(slot_count_, 0);
+        pending_names_.reserve(count);
+        for (uint32_t i = 0; i < count; ++i) {
+            const uint64_t item_at = in_.offset();
+            uint32_t slot = 0, size = 0;
+            if (!in_.u32(slot) || !in_.u32(size)) return truncated(item_at, "name entry cut short");
+            if (slot >= slot_count_ || slot_state_[slot] != SLOT_LIVE || named[slot])
+                return fail(DeserializeError::bad_section, item_at, "a name for a slot that is not live, or named twice");
+            if (size == 0 || size > MAX_COMPONENT_NAME_LENGTH || size > in_.remaining())
+                return fail(DeserializeError::bad_section, item_at, "a name of bad length");
+            std::string name(size, '\0');
+            if (!in_.raw(&name[0], size)) return truncated(item_at + 8, "name cut short");
+            named[slot] = 1;
+            pending_names_.push_back(PendingName{slot, std::move(name)});
+        }
+        // Unique names: sort a copy of the views (a snapshot is bad data, not a precondition).
+        std::vector<std::string_view> sorted;
+        sorted.reserve(pending_names_.size());
+        for (const PendingName& n : pending_names_) sorted.push_back(n.name);
+        std::vector<std::string_view> scratch(sorted.size());
+        detail::stable_sort_with_buffer(sorted.data(), sorted.size(), scratch.data(),
+                                        [](std::string_view a, std::string_view b) { return a < b; });
+        for (size_t i = 1; i < sorted.size(); ++i)
+            if (sorted[i] == sorted[i - 1]) return fail(DeserializeError::bad_section, at, "two entities share a name");
+        return true;
+    }
+
     /// Format 2: the resource table. Each resource is constructed in storage of its own and moved
     /// into the world only by commit().
     bool read_resources() {
@@ -443,6 +498,9 @@ private:
         WorldAccess::set_free_list(world_, free_list_);
         WorldAccess::alive_count(world_) = live_;
         committed_ = true;
+        for (const PendingName& n : pending_names_) // validated: live, unique, one per slot
+            (void)WorldAccess::names(world_).set(Entity{n.slot, generations_[n.slot]}, n.name);
+        pending_names_.clear();
         for (PendingResource& p : resources_) {
             p.registration->install(world_, p.storage); // moves the value in, destroys the loaded one
             ::operator delete(p.storage, std::align_val_t(p.registration->align));
@@ -466,6 +524,13 @@ private:
         }
         resources_.clear();
     }
+
+    /// An entity name read from the "NAME" section, set by commit().
+    struct PendingName {
+        uint32_t slot;
+        std::string name;
+    };
+    std::vector<PendingName> pending_names_;
 
     /// A resource read from the snapshot, waiting for commit().
     struct PendingResource {
@@ -590,6 +655,29 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
         }
     }
 
+    // Extension sections (format 2), built in memory: they are small next to the columns.
+    ByteSink sections;
+    if (version >= 2 && WorldAccess::names(world).size() != 0) {
+        ByteSink names;
+        const auto put32 = [](ByteSink& sink, uint32_t v) {
+            unsigned char b[4];
+            put_u32(b, v);
+            sink.sputn(reinterpret_cast<const char*>(b), 4);
+        };
+        put32(names, static_cast<uint32_t>(WorldAccess::names(world).size()));
+        WorldAccess::names(world).each([&](Entity e, std::string_view name) {
+            put32(names, e.index);
+            put32(names, static_cast<uint32_t>(name.size()));
+            names.sputn(name.data(), static_cast<std::streamsize>(name.size()));
+        });
+        sections.sputn("NAME", 4);
+        unsigned char len[8];
+        put_u64(len, names.size());
+        sections.sputn(reinterpret_cast<const char*>(len), 8);
+        sections.sputn(names.data(), static_cast<std::streamsize>(names.size()));
+    }
+    body += sections.size();
+
     SnapshotWriter w(out);
     unsigned char frame[16];
     std::memcpy(frame, "ECS\0", 4);
@@ -666,6 +754,7 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
             write_next_pending();
         }
     }
+    w.raw(sections.data(), sections.size());
     ECS_ASSERT(w.written() == body, "serialize: body length miscounted (library bug)");
     w.u32(w.end_checksum());
 }
