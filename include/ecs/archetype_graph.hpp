@@ -15,7 +15,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "archetype.hpp"
@@ -127,7 +126,7 @@ public:
     /// Starts tracking `id` in every archetype, present and future; idempotent. Rows that already
     /// hold `id` count as added at the current tick. @pre id < ECS_MAX_COMPONENTS
     void track(ComponentTypeID id) {
-        if (clock_ == nullptr) clock_ = std::make_unique<detail::ChangeClock>();
+        if (clock_ == nullptr) clock_ = detail::make_box<detail::ChangeClock>();
         if (tracked_.test(id)) return;
         tracked_.set(id);
         for (Archetype* a : archetypes_) a->enable_ticks(id, clock_.get());
@@ -139,7 +138,7 @@ public:
     [[nodiscard]] detail::ChangeClock* clock() const noexcept { return clock_.get(); }
 
 private:
-    std::unique_ptr<detail::ChangeClock> clock_; ///< created by the first track(); archetypes point at it
+    detail::Box<detail::ChangeClock> clock_; ///< created by the first track(); archetypes point at it
     ComponentMask tracked_;                      ///< types with tick columns
 
     static ECS_FORCEINLINE Archetype* cached_edge(const Archetype& src, ComponentTypeID id,

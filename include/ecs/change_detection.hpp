@@ -26,7 +26,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "detail/pod_array.hpp"
@@ -156,7 +155,7 @@ public:
         clock_ = clock;
         if (columns_.size() < column_count) columns_.resize(column_count);
         if (columns_[c] != nullptr) return;
-        auto col = std::make_unique<TickColumn>();
+        auto col = make_box<TickColumn>();
         for (size_t row = 0; row < rows; ++row) col->push(clock->now);
         columns_[c] = std::move(col);
     }
@@ -206,7 +205,7 @@ public:
 
 private:
     ChangeClock* clock_ = nullptr;
-    std::vector<std::unique_ptr<TickColumn>> columns_;
+    std::vector<Box<TickColumn>> columns_;
 };
 
 } // namespace detail

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <type_traits>
 
 namespace ecs {
@@ -57,7 +56,7 @@ void parallel_for(Executor& executor, size_t count, Fn&& fn) {
     using F = std::remove_reference_t<Fn>;
     executor.parallel_for(
         count, [](void* context, size_t index) { (*static_cast<F*>(context))(index); },
-        const_cast<void*>(static_cast<const void*>(std::addressof(fn))));
+        const_cast<void*>(static_cast<const void*>(&fn)));
 }
 
 } // namespace ecs

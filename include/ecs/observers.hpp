@@ -18,7 +18,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "archetype.hpp"
@@ -69,7 +68,7 @@ public:
     /// A query observer over `include` / `exclude`; `enter` picks on_enter (else on_leave).
     ObserverId add_query_observer(bool enter, const ComponentMask& include, const ComponentMask& exclude, bool impossible,
                                   EntityHook&& fn) {
-        auto hook = std::make_unique<QueryHook>();
+        auto hook = make_box<QueryHook>();
         hook->include = include;
         hook->exclude = exclude;
         hook->impossible = impossible;
@@ -191,8 +190,8 @@ private:
             return !impossible && (m & include) == include && (m & exclude).none();
         }
     };
-    /// Hooks stay at one address (unique_ptr) while their list grows; freed only by compact().
-    using HookList = std::vector<std::unique_ptr<Hook>>;
+    /// Hooks stay at one address (Box) while their list grows; freed only by compact().
+    using HookList = std::vector<Box<Hook>>;
     using HookTable = std::vector<HookList>; ///< by component id
 
     /// Counts running dispatches; the outermost one compacts what was disconnected meanwhile.
@@ -208,7 +207,7 @@ private:
 
     ObserverId add_hook(HookTable& table, ComponentMask& mask, bool& any, ComponentTypeID id, ErasedHook&& fn) {
         if (id >= table.size()) table.resize(size_t(id) + 1);
-        auto hook = std::make_unique<Hook>();
+        auto hook = make_box<Hook>();
         hook->fn = std::move(fn);
         hook->id = next_id_++;
         const ObserverId result{hook->id};
@@ -228,7 +227,7 @@ private:
                 }
         return false;
     }
-    static bool kill_query(std::vector<std::unique_ptr<QueryHook>>& list, uint32_t id) noexcept {
+    static bool kill_query(std::vector<Box<QueryHook>>& list, uint32_t id) noexcept {
         for (auto& h : list)
             if (h->id == id) {
                 if (!h->alive) return false;
@@ -282,8 +281,8 @@ private:
     HookTable add_;
     HookTable remove_;
     HookTable set_;
-    std::vector<std::unique_ptr<QueryHook>> enter_;
-    std::vector<std::unique_ptr<QueryHook>> leave_;
+    std::vector<Box<QueryHook>> enter_;
+    std::vector<Box<QueryHook>> leave_;
     ComponentMask add_mask_;
     ComponentMask remove_mask_;
     ComponentMask set_mask_;

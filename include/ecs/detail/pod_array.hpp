@@ -207,6 +207,48 @@ private:
     PodArray<Bucket> buckets_;
 };
 
+/// Sole owner of one heap object (`new`ed by make_box): what std::unique_ptr does, without <memory>
+/// (whose shared_ptr and tuple machinery every user translation unit would parse).
+template <typename T>
+class Box {
+public:
+    Box() noexcept = default;
+    explicit Box(T* p) noexcept : p_(p) {}
+    Box(Box&& other) noexcept : p_(other.p_) { other.p_ = nullptr; }
+    Box& operator=(Box&& other) noexcept {
+        if (this != &other) {
+            delete p_;
+            p_ = other.p_;
+            other.p_ = nullptr;
+        }
+        return *this;
+    }
+    Box(const Box&) = delete;
+    Box& operator=(const Box&) = delete;
+    ~Box() { delete p_; }
+
+    [[nodiscard]] T* get() const noexcept { return p_; }
+    T* operator->() const noexcept { return p_; }
+    T& operator*() const noexcept { return *p_; }
+    explicit operator bool() const noexcept { return p_ != nullptr; }
+    friend bool operator==(const Box& b, decltype(nullptr)) noexcept { return b.p_ == nullptr; }
+    friend bool operator!=(const Box& b, decltype(nullptr)) noexcept { return b.p_ != nullptr; }
+    /// Destroys the owned object (if any) and owns `p` instead.
+    void reset(T* p = nullptr) noexcept {
+        T* old = p_;
+        p_ = p;
+        delete old;
+    }
+
+private:
+    T* p_ = nullptr;
+};
+
+template <typename T, typename... Args>
+Box<T> make_box(Args&&... args) {
+    return Box<T>(new T(static_cast<Args&&>(args)...));
+}
+
 /// A resource: its object and the function destroying and freeing it (both null when absent).
 struct ResourceRecord {
     void* object = nullptr;
