@@ -472,3 +472,21 @@ TEST_CASE("change: block bounds over thousands of rows survive swap-remove and s
     CHECK(q.count() == 0);
     CHECK(w.check_invariants());
 }
+
+TEST_CASE("change: an ObserverId from another world disconnects nothing", "[change][observers]") {
+    ecs::World a;
+    ecs::World b;
+    int a_calls = 0, b_calls = 0;
+    const ecs::ObserverId ida = a.on_add<int>([&](ecs::World&, ecs::Entity, int&) { ++a_calls; });
+    const ecs::ObserverId idb = b.on_add<int>([&](ecs::World&, ecs::Entity, int&) { ++b_calls; });
+    CHECK(ida.value == idb.value); // both worlds' first observer...
+    CHECK(ida != idb);             // ...but ids of different worlds never compare equal
+    CHECK_FALSE(b.disconnect(ida));
+    (void)b.create_with(1);
+    CHECK(b_calls == 1);
+    // A moved world keeps its observers and their ids.
+    ecs::World moved(std::move(a));
+    CHECK(moved.disconnect(ida));
+    (void)moved.create_with(2);
+    CHECK(a_calls == 0);
+}

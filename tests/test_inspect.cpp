@@ -65,6 +65,7 @@ TEST_CASE("describe: archetypes with their component names and rows", "[inspect]
 
 TEST_CASE("describe: the memory parts add up to memory_bytes", "[inspect]") {
     World w;
+    w.track_changes<InspectPosition>(); // tick columns count too
     for (int i = 0; i < 1000; ++i) {
         const Entity e = w.create_with(InspectPosition{float(i), 0});
         if (i % 10 == 0) w.set_name(e, "e" + std::to_string(i));
@@ -79,11 +80,22 @@ TEST_CASE("describe: the memory parts add up to memory_bytes", "[inspect]") {
     size_t sum = 0;
     size_t pos = line.find("memory: ") + 8;
     total = std::stoul(line.substr(pos));
-    for (const char* part : {"records ", "archetype blocks ", "entity lists ", "archetype objects ", "deferred pages ", "names "}) {
+    for (const char* part : {"records ", "archetype blocks ", "entity lists ", "archetype objects ", "change ticks ",
+                             "deferred pages ", "names "}) {
         const size_t p = line.find(part);
         REQUIRE(p != std::string::npos);
         sum += std::stoul(line.substr(p + std::string(part).size()));
     }
     CHECK(total == w.memory_bytes());
     CHECK(sum == total);
+}
+
+TEST_CASE("describe: lists the tracked types by name", "[inspect]") {
+    World w;
+    (void)w.create_with(InspectPosition{1, 2});
+    CHECK(ecs::describe(w).find("tracked types: none") != std::string::npos);
+    w.track_changes<InspectPosition>();
+    const std::string text = ecs::describe(w);
+    INFO(text);
+    CHECK(text.find("tracked types: InspectPosition") != std::string::npos);
 }

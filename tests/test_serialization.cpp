@@ -1984,6 +1984,17 @@ TEST_CASE("serialization: bad names sections are rejected and leave the world un
         std::memcpy(&e[first_entry + 4], &zero, 4);
         expect_rejected(e, "empty name");
     }
+    {
+        std::string e = body; // the names section twice: the second would rename slot by slot
+        const std::string whole = e.substr(section);
+        e += whole;
+        INFO("a section appears twice");
+        std::stringstream in(reseal_v2(good, e));
+        ecs::World target;
+        const ecs::DeserializeResult r = ecs::deserialize(target, in);
+        CHECK(r.error == ecs::DeserializeError::bad_section);
+        CHECK(target.count() == 0);
+    }
     // The untouched snapshot still loads after all that.
     std::stringstream in(good);
     ecs::World ok;

@@ -107,8 +107,10 @@ ECS_NOINLINE inline void report_refusal(const char* message) {
  * @brief **[Addition]** Installs `handler` (nullptr: none), called with the message of every refused
  *        operation, in every build (NDEBUG included), just before ECS_ASSERT fires.
  *
- * The message names the function and the broken condition (`"World::get: entity is not alive"`) and
- * is a string literal: it may be kept. The handler runs on the thread that made the refused call and
+ * The message names the function and the broken condition, and where cheap the component type and
+ * the entity (`"World::get<Position>: entity 12v3 is not alive"`). It may be formatted into a buffer
+ * of the calling thread that the next message overwrites: copy it to keep it. The handler runs on
+ * the thread that made the refused call and
  * may run on several threads at once; it should not call back into the world that refused. Default:
  * none, so a release build prints nothing, as before.
  * @return the previous handler. Thread-safe (an atomic exchange).

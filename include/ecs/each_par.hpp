@@ -175,27 +175,20 @@ void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache&
     }
 }
 
-/// World::each_par's body: the query handle of the signature, then its each_par.
-template <typename... Terms, typename... Filters, typename Func>
-void world_each_par(World& world, Executor& executor, TypeList<Filters...>, Func& fn) {
-    world.query<Terms...>(Filters{}...).each_par(executor, fn);
-}
+/// each_par's bodies for Query<Terms...>::each_par and World::each_par (declared in query.hpp).
+template <typename... Terms>
+struct EachParRunner {
+    template <typename Func>
+    static void run(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache& q, World* world, Executor& executor,
+                    Func& fn) {
+        run_query_par<Terms...>(engine, graph, q, world, executor, fn);
+    }
+    template <typename... Filters, typename Func>
+    static void run_world(World& world, Executor& executor, TypeList<Filters...>, Func& fn) {
+        world.query<Terms...>(Filters{}...).each_par(executor, fn);
+    }
+};
 
 } // namespace detail
-
-template <typename... Terms>
-template <typename Func>
-void Query<Terms...>::each_par(Executor& executor, Func&& fn) const {
-    if (cache_ == nullptr) return;
-    if (!ECS_CHECK(!cache_->change_filtered,
-                   "Query::each_par: a handle with a Changed/Added filter runs sequentially only (use each)"))
-        return;
-    detail::run_query_par<Terms...>(*engine_, *graph_, *cache_, world_, executor, fn);
-}
-
-template <typename... Terms, typename... Args>
-void World::each_par(Executor& executor, Args&&... args) {
-    detail::world_each_par<Terms...>(*this, executor, detail::init_t<Args...>{}, detail::last_arg(args...));
-}
 
 } // namespace ecs

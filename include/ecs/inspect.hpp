@@ -108,14 +108,25 @@ inline std::string describe(const World& world) {
     const size_t archetype_objects = archetypes.size() * sizeof(Archetype);
     const size_t deferred = WorldAccess::deferred_bytes(world);
     const size_t names = WorldAccess::names(world).memory_bytes();
+    size_t ticks = 0;
+    for (const Archetype* a : archetypes) ticks += a->ticks.memory_bytes();
     append_format(out,
                   "memory: %zu bytes (records %zu, archetype blocks %zu, entity lists %zu, archetype objects %zu, "
-                  "deferred pages %zu, names %zu)\n",
-                  world.memory_bytes(), record_bytes, blocks, lists, archetype_objects, deferred, names);
+                  "change ticks %zu, deferred pages %zu, names %zu)\n",
+                  world.memory_bytes(), record_bytes, blocks, lists, archetype_objects, ticks, deferred, names);
 
     append_format(out, "names: %zu\n", WorldAccess::names(world).size());
-    // Placeholder: change detection (roadmap B) lists its tracked component types here.
-    append_format(out, "tracked types: none\n");
+    // Change detection: the types this world tracks (track_changes<T>()).
+    const ArchetypeGraph& graph = WorldAccess::graph(world);
+    size_t tracked = 0;
+    out += "tracked types:";
+    for (ComponentTypeID id = 0; id < ECS_MAX_COMPONENTS; ++id) {
+        if (!graph.tracks(id)) continue;
+        const std::string_view name = component_info(id).name;
+        append_format(out, "%s %.*s", tracked++ == 0 ? "" : ",", int(name.size()), name.data());
+    }
+    if (tracked == 0) out += " none";
+    out += '\n';
     // Placeholder: relationships (roadmap D) list their relation kinds and pair counts here.
     append_format(out, "relationships: none\n");
     return out;

@@ -33,6 +33,13 @@
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
 
+namespace ecs {
+
+/// Longest entity name World::set_name accepts (and a snapshot may carry), in bytes.
+inline constexpr size_t MAX_ENTITY_NAME_LENGTH = 1024;
+
+} // namespace ecs
+
 namespace ecs::detail {
 
 inline uint64_t load64(const char* p) noexcept {

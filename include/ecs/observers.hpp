@@ -16,6 +16,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -35,11 +36,17 @@ class World;
 /// @brief Names one registered observer (on_add, on_remove, on_set, on_enter, on_leave) for
 ///        World::disconnect (addition). A default-constructed id names nothing.
 struct ObserverId {
-    uint32_t value = 0;
+    uint32_t value = 0; ///< the observer's number in its world (0: none)
+    uint32_t world = 0; ///< which world's observers issued it: disconnect on another world is false
     [[nodiscard]] constexpr bool valid() const noexcept { return value != 0; }
-    friend constexpr bool operator==(ObserverId a, ObserverId b) noexcept { return a.value == b.value; }
-    friend constexpr bool operator!=(ObserverId a, ObserverId b) noexcept { return a.value != b.value; }
+    friend constexpr bool operator==(ObserverId a, ObserverId b) noexcept { return a.value == b.value && a.world == b.world; }
+    friend constexpr bool operator!=(ObserverId a, ObserverId b) noexcept { return !(a == b); }
 };
+
+namespace detail {
+/// Process-wide serial of observer tables (one per World), so ids from one world never match another.
+inline std::atomic<uint32_t> next_observers_serial{1};
+} // namespace detail
 
 namespace detail {
 
@@ -74,7 +81,7 @@ public:
         hook->impossible = impossible;
         hook->fn = std::move(fn);
         hook->id = next_id_++;
-        const ObserverId id{hook->id};
+        const ObserverId id{hook->id, serial_};
         (enter ? enter_ : leave_).push_back(std::move(hook));
         any_query_ = true;
         return id;
@@ -82,7 +89,7 @@ public:
 
     /// Marks the observer `id` dead. @return false when unknown or already disconnected.
     bool disconnect(ObserverId id) {
-        if (id.value == 0 || id.value >= next_id_) return false;
+        if (id.value == 0 || id.value >= next_id_ || id.world != serial_) return false;
         bool found = kill(add_, id.value) || kill(remove_, id.value) || kill(set_, id.value) || kill_query(enter_, id.value) ||
                      kill_query(leave_, id.value);
         if (found) {
@@ -210,7 +217,7 @@ private:
         auto hook = make_box<Hook>();
         hook->fn = std::move(fn);
         hook->id = next_id_++;
-        const ObserverId result{hook->id};
+        const ObserverId result{hook->id, serial_};
         table[id].push_back(std::move(hook));
         mask.set(id);
         any = true;
@@ -293,6 +300,7 @@ private:
     bool garbage_ = false;      ///< some hook was disconnected and not freed yet
     uint32_t dispatching_ = 0;  ///< nested dispatch depth
     uint32_t next_id_ = 1;
+    uint32_t serial_ = next_observers_serial.fetch_add(1, std::memory_order_relaxed); ///< see ObserverId::world
     PodArray<uint32_t> dying_; ///< slots whose on_remove hooks are running (nested destroys)
 };
 

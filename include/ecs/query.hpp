@@ -655,6 +655,13 @@ void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
 } // namespace detail
 
 class Executor;
+
+namespace detail {
+/// The body of each_par, defined in ecs/each_par.hpp. "Incomplete type EachParRunner" at a call of
+/// each_par means: #include <ecs/parallel.hpp> (each_par needs the thread pool's header).
+template <typename... Terms>
+struct EachParRunner;
+} // namespace detail
 class World;
 
 /**
@@ -733,10 +740,16 @@ public:
      * @brief each, with `fn` running concurrently for different entities through `executor`
      *        (defined in ecs/each_par.hpp, included by ecs/parallel.hpp). `fn(CommandBuffer&, ...)`
      *        gets a per-batch buffer, flushed afterwards in sequential order. See each_par.hpp.
-     *        A handle with a Changed/Added filter runs sequentially (its progress is per handle).
+     *        A handle with a Changed/Added filter is refused (its progress is per handle: use each).
      */
     template <typename Func>
-    void each_par(Executor& executor, Func&& fn) const;
+    void each_par(Executor& executor, Func&& fn) const {
+        if (cache_ == nullptr) return;
+        if (!ECS_CHECK(!cache_->change_filtered,
+                       "Query::each_par: a handle with a Changed/Added filter is refused (use each)"))
+            return;
+        detail::EachParRunner<Terms...>::run(*engine_, *graph_, *cache_, world_, executor, fn);
+    }
     /// Calls `fn(Chunk&)` once per non-empty matching archetype, in creation order (with a change
     /// filter: once per maximal run of passing rows).
     template <typename Func>

@@ -322,6 +322,9 @@ private:
         if constexpr (sizeof...(Terms) > 0) {
             using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
             static_assert(Check::check(), "ecs query check");
+            static_assert(!Check::change_filtered,
+                          "Schedule::add: a per-entity system cannot use Changed/Added (write a world system with a "
+                          "query handle kept across runs)");
             (void)detail::ParallelCallback<F, Terms...>::entity; // a readable error for a bad callback
             s.kind = Kind::PerEntity;
             (detail::add_term_access<Terms>(s.access.reads, s.access.writes, s.required), ...);

@@ -165,6 +165,8 @@ public:
      */
     void set_name(Entity e, std::string_view name) {
         if (!ECS_CHECK(alive(e), detail::entity_message("World::set_name", {}, e, "is not alive"))) return;
+        if (!ECS_CHECK(name.size() <= MAX_ENTITY_NAME_LENGTH, "World::set_name: name longer than MAX_ENTITY_NAME_LENGTH"))
+            return;
         (void)ECS_CHECK(names_.set(e, name), names_.taken_message("World::set_name", name));
     }
     /// @brief The name of `e`; empty when unnamed or dead. Valid until `e` is renamed or destroyed.
@@ -341,7 +343,7 @@ public:
 
     /**
      * @brief A query handle over `Terms...` and `filters` (addition): `q.each(fn)`, `q.each_chunk(fn)`,
-     *        `q.count()`, `q.empty()`, `q.first()`. Costs one cache lookup; the handle is three pointers.
+     *        `q.count()`, `q.empty()`, `q.first()`. Costs one cache lookup; the handle is four pointers and a tick.
      */
     template <typename... Terms, typename... Filters>
     [[nodiscard]] Query<Terms...> query(Filters...) {
@@ -353,10 +355,16 @@ public:
     /**
      * @brief each, with `fn` running concurrently for different entities through `executor`
      *        (addition): `world.each_par<Position, const Velocity>(pool, ecs::Without<Frozen>{}, fn)`.
-     *        Defined in ecs/each_par.hpp (included by ecs/parallel.hpp), which states the rules.
+     *        Needs ecs/parallel.hpp (ecs/each_par.hpp states the rules). Change filters are refused
+     *        at compile time (a handle's progress is per handle: use a query handle's each).
      */
     template <typename... Terms, typename... Args>
-    void each_par(Executor& executor, Args&&... args);
+    void each_par(Executor& executor, Args&&... args) {
+        using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::init_t<Args...>>;
+        static_assert(Check::check(), "ecs query check");
+        static_assert(!Check::change_filtered, "World::each_par: Changed/Added filters need a query handle's each");
+        detail::EachParRunner<Terms...>::run_world(*this, executor, detail::init_t<Args...>{}, detail::last_arg(args...));
+    }
 
     /// @brief True while a query callback runs (addition).
     [[nodiscard]] bool iterating() const noexcept { return queries_.iterating(); }
@@ -529,8 +537,10 @@ public:
     template <typename T, typename Func>
     void patch(Entity e, Func&& fn) {
         using C = detail::bare_t<T>;
+        if (!ECS_CHECK(has<C>(e), detail::entity_message("World::patch", type_name<C>(), e,
+                                                          "is not alive or does not have the component")))
+            return;
         C& value = const_cast<C&>(get<const C>(e));
-        if (!alive(e) || !has<C>(e)) return; // refused by the assertion above
         fn(value);
         const ComponentTypeID id = component_id<C>();
         if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id);

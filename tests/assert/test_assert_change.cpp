@@ -42,6 +42,12 @@ TEST_CASE("assert: patch on an entity without the component is refused", "[asser
     bool called = false;
     ecs_assert_test::reset();
     w.patch<ChPos>(e, [&](ChPos&) { called = true; });
-    CHECK(ecs_assert_test::fired() == 1);
+    CHECK(ecs_assert_test::fired_once_with("World::patch<ChPos>: entity"));
+    CHECK_FALSE(called);
+    // A dead entity: the same refusal, before anything is read.
+    w.destroy(e);
+    ecs_assert_test::reset();
+    w.patch<ChPos>(e, [&](ChPos&) { called = true; });
+    CHECK(ecs_assert_test::fired_once_with("is not alive or does not have the component"));
     CHECK_FALSE(called);
 }

@@ -87,3 +87,18 @@ TEST_CASE("assert: clone of a world holding a move-only component is refused", "
     CHECK(w.lookup("a") == a);
     CHECK(w.check_invariants());
 }
+
+TEST_CASE("assert: set_name with a name longer than MAX_ENTITY_NAME_LENGTH is refused", "[assert][names]") {
+    (void)types_registered;
+    ecs::World w;
+    const ecs::Entity a = w.create();
+    w.set_name(a, "short");
+    ecs_assert_test::reset();
+    w.set_name(a, std::string(ecs::MAX_ENTITY_NAME_LENGTH + 1, 'n'));
+    CHECK(ecs_assert_test::fired_once_with("MAX_ENTITY_NAME_LENGTH"));
+    CHECK(w.name(a) == "short"); // unchanged
+    ecs_assert_test::reset();
+    w.set_name(a, std::string(ecs::MAX_ENTITY_NAME_LENGTH, 'n')); // the longest accepted
+    CHECK(ecs_assert_test::fired() == 0);
+    CHECK(w.name(a).size() == ecs::MAX_ENTITY_NAME_LENGTH);
+}

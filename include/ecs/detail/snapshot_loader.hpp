@@ -375,6 +375,9 @@ private:
         if (length > in_.remaining()) return truncated(at + 4, "section length exceeds the bytes left in the body");
         const uint64_t end = in_.offset() + length;
         bool ok = false;
+        for (const std::string& seen : sections_seen_)
+            if (std::memcmp(seen.data(), tag, 4) == 0) return fail(DeserializeError::bad_section, at, "a section appears twice");
+        sections_seen_.emplace_back(reinterpret_cast<const char*>(tag), 4);
         if (std::memcmp(tag, "NAME", 4) == 0) ok = read_names(length);
         else return fail(DeserializeError::bad_section, at, "unknown section tag");
         if (!ok) return false;
@@ -383,7 +386,7 @@ private:
     }
 
     /// "NAME": u32 count, then per name: u32 slot, u32 length, the bytes. Every name names a live
-    /// slot, is non-empty, at most MAX_COMPONENT_NAME_LENGTH bytes, and unique; a slot has one name.
+    /// slot, is non-empty, at most MAX_ENTITY_NAME_LENGTH bytes, and unique; a slot has one name.
     bool read_names(uint64_t length) {
         const uint64_t at = in_.offset();
         uint32_t count = 0;
@@ -397,7 +400,7 @@ private:
             if (!in_.u32(slot) || !in_.u32(size)) return truncated(item_at, "name entry cut short");
             if (slot >= slot_count_ || slot_state_[slot] != SLOT_LIVE || named[slot])
                 return fail(DeserializeError::bad_section, item_at, "a name for a slot that is not live, or named twice");
-            if (size == 0 || size > MAX_COMPONENT_NAME_LENGTH || size > in_.remaining())
+            if (size == 0 || size > MAX_ENTITY_NAME_LENGTH || size > in_.remaining())
                 return fail(DeserializeError::bad_section, item_at, "a name of bad length");
             std::string name(size, '\0');
             if (!in_.raw(&name[0], size)) return truncated(item_at + 8, "name cut short");
@@ -531,6 +534,7 @@ private:
         std::string name;
     };
     std::vector<PendingName> pending_names_;
+    std::vector<std::string> sections_seen_; ///< tags read so far: each section at most once
 
     /// A resource read from the snapshot, waiting for commit().
     struct PendingResource {
