@@ -29,6 +29,40 @@ namespace ecs {
 
 namespace detail {
 
+// ---- [relations] the relationship section: defined in detail/relation_snapshot.hpp (included at the
+// end of this file), which documents the format -----------------------------------------------------
+
+/// The pairs of one relationship type read from a snapshot, installed by SnapshotLoader::commit().
+struct PendingRelation {
+    const RelationTypeInfo* info = nullptr;
+    std::vector<Entity> sources;
+    std::vector<Entity> targets;
+    std::vector<uint32_t> positions; ///< each source's place among its target's sources
+};
+/// What write_snapshot writes of the relationships: the types holding pairs, with their names.
+struct RelationSectionPlan {
+    const World* world = nullptr;
+    std::vector<std::pair<const RelationIndex*, const ComponentRegistration*>> items;
+    uint64_t payload = 0;
+    /// Bytes of the trailing sections (0 without pairs: nothing is written).
+    [[nodiscard]] uint64_t bytes() const noexcept { return items.empty() ? 0 : 4 + 4 + 9 + 8 + payload; }
+};
+/// Names the HasRelation tag of every relationship type whose R is registered.
+inline void sync_relation_tags();
+/// Collects the relationship types of `world` holding pairs; false (asserted) when one has no name.
+inline bool plan_relation_section(const World& world, RelationSectionPlan& plan);
+inline void write_relation_section(const RelationSectionPlan& plan, SnapshotWriter& w);
+/// Reads the sections after the resource table (to the body's end), checked against the live slots.
+inline bool read_relation_sections(SnapshotReader& in, const std::vector<uint8_t>& slot_states, uint8_t live_state,
+                                   const std::vector<uint32_t>& generations, std::vector<PendingRelation>& out,
+                                   DeserializeResult& result);
+/// Checks the HasRelation tags of the loaded archetypes against the pairs read.
+inline bool check_relation_tags(const std::vector<Archetype*>& filled, size_t slot_count,
+                                const std::vector<PendingRelation>& pending, DeserializeResult& result);
+inline void install_relations(World& world, const std::vector<PendingRelation>& pending);
+
+// ---- [relations] end ----------------------------------------------------------------------------------
+
 /**
  * Parses one snapshot into a World. Components are constructed directly in the archetypes' column
  * storage; rows become visible (entities assigned to the archetype) only once all their columns are
@@ -47,10 +81,12 @@ public:
     }
 
     DeserializeResult run() {
+        sync_relation_tags(); // [relations] the HasRelation tags' names, before any archetype is read
         if (!read_header()) return std::move(result_);
         if (version_ >= 2) in_.limit(body_length_); // verified: the body ends exactly there
         if (!read_counts() || !read_archetypes() || !read_entity_table()) return std::move(result_);
         if (version_ >= 2 && !read_trailer()) return std::move(result_);
+        if (!check_relation_tags(filled_, slot_count_, relations_, result_)) return std::move(result_); // [relations]
         commit();
         result_.offset = in_.offset();
         return std::move(result_);
@@ -143,6 +179,8 @@ private:
     /// the body checksum (already verified).
     bool read_trailer() {
         if (!read_resources()) return false;
+        if (in_.remaining() != 0 && !read_relation_sections(in_, slot_state_, SLOT_LIVE, generations_, relations_, result_))
+            return false; // [relations] trailing sections
         if (in_.remaining() != 0)
             return fail(DeserializeError::bad_count, in_.offset(),
                         "the body holds " + std::to_string(in_.remaining()) + " bytes after its resource table");
@@ -442,6 +480,7 @@ private:
         }
         WorldAccess::set_free_list(world_, free_list_);
         WorldAccess::alive_count(world_) = live_;
+        install_relations(world_, relations_); // [relations]
         committed_ = true;
         for (PendingResource& p : resources_) {
             p.registration->install(world_, p.storage); // moves the value in, destroys the loaded one
@@ -493,6 +532,7 @@ private:
     std::vector<uint32_t> partial_rows_;  ///< per column of partial_: rows constructed so far
     std::vector<uint32_t> generations_;
     std::vector<uint32_t> free_list_;
+    std::vector<PendingRelation> relations_; ///< [relations] pairs read, installed by commit()
     bool committed_ = false;
 };
 
@@ -515,6 +555,14 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
     const auto& archetypes = WorldAccess::archetypes(world);
     const auto& records = WorldAccess::records(world);
     const auto& free_list = WorldAccess::free_list(world);
+
+    // [relations] The relationship types holding pairs, named (their tags get names here too).
+    RelationSectionPlan relation_plan;
+    if (!plan_relation_section(world, relation_plan) ||
+        !ECS_CHECK(version >= 2 || relation_plan.bytes() == 0, "serialize: format 1 cannot hold relationship pairs")) {
+        out.setstate(std::ios_base::failbit);
+        return;
+    }
 
     // Resolve every name before writing a byte: an unregistered type leaves the stream untouched.
     std::vector<const ComponentRegistration*> registrations;
@@ -588,6 +636,7 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
             pending_sizes.push_back(pending.size() - before);
             body += pending_sizes.back();
         }
+        body += relation_plan.bytes(); // [relations]
     }
 
     SnapshotWriter w(out);
@@ -666,6 +715,7 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
             write_next_pending();
         }
     }
+    write_relation_section(relation_plan, w); // [relations]
     ECS_ASSERT(w.written() == body, "serialize: body length miscounted (library bug)");
     w.u32(w.end_checksum());
 }
@@ -769,3 +819,5 @@ inline DeserializeResult deserialize(World& world, std::istream& in) {
 }
 
 } // namespace ecs
+
+#include "relation_snapshot.hpp" // [relations] the relationship section, register_relation
