@@ -6,10 +6,12 @@
 #include <ecs/command_buffer.hpp>
 #include <ecs/inspect.hpp>
 #include <ecs/parallel.hpp>
+#include <ecs/schedule.hpp>
 #include <ecs/serialization.hpp>
 #include <ecs/world.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -654,6 +656,64 @@ TEST_CASE("relation: Cascade<R> visits roots first, each entity after its target
         std::vector<Entity> seen;
         other.each<const Position>(ecs::Cascade<ChildOf>{}, [&](Entity x, const Position&) { seen.push_back(x); });
         CHECK(seen == f);
+    }
+}
+
+TEST_CASE("relation: an outermost Cascade run sorts rows by depth; nested runs and count() do not", "[relation]") {
+    World w;
+    std::vector<Entity> e = make(w, 12); // two chains, children created first: e0 -> ... -> e5, e6 -> ... -> e11
+    for (size_t i = 0; i + 1 < e.size(); ++i)
+        if (i != 5) w.relate<ChildOf>(e[i], e[i + 1]);
+    auto rows = [&] {
+        std::vector<Entity> out;
+        w.each<const Position>([&](Entity x, const Position&) { out.push_back(x); });
+        return out;
+    };
+    const std::vector<Entity> before = rows();
+    auto q = w.query<const Position>(ecs::Cascade<ChildOf>{});
+    CHECK(q.count() == e.size());
+    CHECK(q.first() == before.front()); // a root: the first row of the archetype without the tag
+    CHECK(rows() == before); // count() and first() leave the rows alone
+    size_t nested = 0;
+    w.each<const Position>([&](Entity, const Position&) {
+        if (nested++ == 0) CHECK(q.count() == e.size());
+        if (nested == 1) q.each([](Entity, const Position&) {});
+    });
+    CHECK(rows() == before); // nested runs too
+    std::vector<Entity> cascade;
+    q.each([&](Entity x, const Position&) { cascade.push_back(x); });
+    // Depth by depth, the two roots (in the untagged archetype, in their row order) first.
+    const std::vector<Entity> expected{before[0], before[1], e[4], e[10], e[3], e[9], e[2], e[8], e[1], e[7], e[0], e[6]};
+    CHECK(cascade == expected);
+    CHECK(rows() == expected); // sorted by depth: the plain order is now the Cascade order
+    CHECK(w.check_invariants());
+    for (size_t i = 0; i < e.size(); ++i) CHECK(w.get<const Position>(e[i]).x == float(i)); // values moved with rows
+    std::vector<size_t> chunks;
+    q.each_chunk([&](ecs::Chunk& c) { chunks.push_back(c.size()); });
+    CHECK(chunks == std::vector<size_t>{2, 10}); // whole blocks: the roots, then every depth in a row
+}
+
+TEST_CASE("relation: Cascade runs in parallel sections and scheduled systems", "[relation]") {
+    World w;
+    const auto e = make(w, 3000);
+    for (size_t i = 1; i < e.size(); ++i) w.relate<ChildOf>(e[i], e[(i - 1) / 3]);
+    ecs::ThreadPool pool(2);
+    std::atomic<size_t> counted{0};
+    w.each_par<const Position>(pool, [&](Entity x, const Position&) {
+        if (x.index % 500 == 0) counted += w.query<const Position>(ecs::Cascade<ChildOf>{}).count();
+    });
+    CHECK(counted.load() == 6 * e.size());
+    ecs::Schedule s;
+    std::vector<Entity> order;
+    s.add<const Position>("cascade", ecs::Cascade<ChildOf>{}, [&](Entity x, const Position&) { order.push_back(x); });
+    s.add<Velocity>("other", [](Velocity&) {});
+    s.run(w, pool);
+    REQUIRE(order.size() == e.size());
+    std::set<Entity> seen;
+    for (const Entity x : order) {
+        const Entity parent = w.target<ChildOf>(x);
+        if (parent != ecs::INVALID_ENTITY) CHECK(seen.count(parent) == 1);
+        seen.insert(x);
     }
 }
 

@@ -231,14 +231,16 @@ struct RowRun {
  *        has one type whatever its filters (relation.hpp fills it):
  *        - row tests: `tests[k](world, row_entity, values[k])` must hold for a row to be visited
  *          (`Related<R>{target}`: the row's entity has the pair (R, target));
- *        - an order: `order(world, cache, runs, count)` gives the cache's rows as runs in the order to
- *          visit them (`Cascade<R>`), valid until the next structural or relationship change.
+ *        - an order: `order(world, cache, may_reorder, runs, count)` gives the cache's rows as runs in
+ *          the order to visit them (`Cascade<R>`), valid until the next structural or relationship
+ *          change. `may_reorder`: no run is in progress around this one, so the order may sort the
+ *          rows of the matching archetypes (as World::sort does) to make its runs contiguous.
  * Every other filter is a type only. A run whose values are inactive takes the plain path.
  */
 struct FilterValues {
     static constexpr size_t MAX_TESTS = 2;
     using RowTest = bool (*)(const World& world, Entity row, Entity value);
-    using Order = void (*)(World& world, const QueryCache& q, const RowRun*& runs, size_t& count);
+    using Order = void (*)(World& world, const QueryCache& q, bool may_reorder, const RowRun*& runs, size_t& count);
 
     RowTest tests[MAX_TESTS] = {};
     Entity values[MAX_TESTS] = {};
@@ -742,9 +744,11 @@ void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
  *        visiting order: the order's runs when there is one (Cascade<R>), else archetype then row order.
  * @param world the world of `q` (the tests and the order read its relationships); null only when
  *        `values` is inactive.
+ * @param may_reorder no run is in progress around this one (see FilterValues::Order).
  */
 template <typename Visit>
-void for_each_value_run(World* world, const QueryCache& q, const FilterValues& values, const Tick* since, Visit&& visit) {
+void for_each_value_run(World* world, const QueryCache& q, const FilterValues& values, const Tick* since, bool may_reorder,
+                        Visit&& visit) {
     auto tested = [&](Archetype& arch, size_t begin, size_t count) {
         if (values.test_count == 0) {
             visit(arch, begin, count);
@@ -766,7 +770,7 @@ void for_each_value_run(World* world, const QueryCache& q, const FilterValues& v
     if (values.order != nullptr) {
         const RowRun* runs = nullptr;
         size_t run_count = 0;
-        values.order(*world, q, runs, run_count);
+        values.order(*world, q, may_reorder, runs, run_count);
         for (size_t i = 0; i < run_count; ++i) tested(*runs[i].archetype, runs[i].begin, runs[i].count);
         return;
     }
@@ -781,8 +785,9 @@ void for_each_value_run(World* world, const QueryCache& q, const FilterValues& v
 /// world.each with active value filters: visits the passing rows, in order, inside an iteration scope.
 template <bool WithEntity, typename... Terms, typename Func>
 ECS_NOINLINE void run_valued(World& world, const QueryCache& q, const FilterValues& values, uint32_t* depth, Func& fn) {
+    const bool outermost = depth != nullptr && *depth == 0;
     IterationScope scope(depth);
-    for_each_value_run(&world, q, values, nullptr, [&](Archetype& arch, size_t begin, size_t count) {
+    for_each_value_run(&world, q, values, nullptr, outermost, [&](Archetype& arch, size_t begin, size_t count) {
         if constexpr (!(TermTraits<Terms>::read_only && ...))
             if (ECS_UNLIKELY(arch.ticks.active())) touch_terms<Terms...>(arch, begin, count);
         run_rows<WithEntity, Terms...>(fn, count, arch.entities.data() + begin, term_offset<Terms>(term_column<Terms>(arch), begin)...);
@@ -910,7 +915,7 @@ public:
         size_t n = 0;
         if (ECS_UNLIKELY(special())) {
             if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return 0;
-            detail::for_each_value_run(world_, *cache_, values_, cache_->change_filtered ? &last_run_ : nullptr,
+            detail::for_each_value_run(world_, *cache_, values_, cache_->change_filtered ? &last_run_ : nullptr, false,
                                        [&](Archetype&, size_t, size_t k) { n += k; });
             return n;
         }
@@ -926,7 +931,7 @@ public:
         if (ECS_UNLIKELY(special())) {
             Entity found = INVALID_ENTITY;
             if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return found;
-            detail::for_each_value_run(world_, *cache_, values_, cache_->change_filtered ? &last_run_ : nullptr,
+            detail::for_each_value_run(world_, *cache_, values_, cache_->change_filtered ? &last_run_ : nullptr, false,
                                        [&](Archetype& a, size_t begin, size_t) {
                                            if (found == INVALID_ENTITY) found = a.entities[begin];
                                        });
@@ -949,9 +954,10 @@ private:
     ECS_NOINLINE void run_special(Visit&& visit) const {
         const bool changed = cache_->change_filtered;
         if (changed && !detail::change_filter_tracked(*cache_, *graph_)) return;
+        const bool outermost = !engine_->shared() && !engine_->iterating();
         {
             detail::IterationScope scope(engine_->scope_depth());
-            detail::for_each_value_run(world_, *cache_, values_, changed ? &last_run_ : nullptr,
+            detail::for_each_value_run(world_, *cache_, values_, changed ? &last_run_ : nullptr, outermost,
                                        [&](Archetype& arch, size_t begin, size_t count) {
                                            if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
                                                if (arch.ticks.active()) detail::touch_terms<Terms...>(arch, begin, count);

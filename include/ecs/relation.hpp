@@ -21,8 +21,9 @@
  * destroyed target lose the pair, or are destroyed too under OnDeleteTarget::destroy_sources.
  *
  * Thread-safety: none of its own (part of one World). Reading (related, targets, each_target,
- * each_source, Related/Cascade runs) is safe from several threads while nobody writes, except that a
- * Cascade<R> run may recompute its cached order (not thread-safe: run Cascade queries on one thread).
+ * each_source, Related runs) is safe from several threads while nobody writes. A Cascade<R> run may
+ * bring its cached order up to date: inside a shared section (each_par, Schedule waves) it does so
+ * under the shared cache lock, so Cascade queries may run concurrently there too.
  */
 #pragma once
 
@@ -33,6 +34,7 @@
 #include <cstring>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "archetype.hpp"
 #include "component.hpp"
@@ -96,6 +98,13 @@ struct Related {
  * did not exist. The order is computed at the first run and cached per query signature until a
  * relationship of type R or the rows of a matching archetype change (checked in O(rows) by comparing
  * the entity lists: one memcmp per archetype).
+ *
+ * Rows: when the order is computed by a run that no other run surrounds (world.each, or a handle's
+ * each / each_chunk, outside any query callback and parallel section), and an archetype's rows of one
+ * depth are not adjacent, that run first sorts each matching archetype's rows by depth (stable, as
+ * World::sort does: references to components of those archetypes are invalidated, change ticks
+ * move with their rows). Later runs then visit whole blocks, one per depth and archetype, and
+ * each_chunk hands them out as chunks. count(), first() and nested runs never move rows.
  */
 template <typename R>
 struct Cascade {
@@ -513,18 +522,28 @@ public:
     [[nodiscard]] size_t memory_bytes() const noexcept {
         return sizeof(CascadeOrder) + archetypes_.capacity() * sizeof(Archetype*) + offsets_.capacity() * sizeof(size_t) +
                entities_.capacity() * sizeof(Entity) + runs_.capacity() * sizeof(RowRun) + rows_.capacity() * 8 +
-               counts_.capacity() * sizeof(size_t);
+               (counts_.capacity() + last_depth_.capacity()) * sizeof(size_t);
     }
 
-    /// Brings the order up to date with the cache's rows and `index` (nullptr: no pair of R exists).
-    void update(RelationIndex* index) {
+    /**
+     * @brief Brings the order up to date with the cache's rows and `index` (nullptr: no pair of R
+     *        exists). With `records` (no run is in progress around this one), rows whose order leaves
+     *        the runs fragmented are sorted by depth inside their archetypes (stable, as World::sort
+     *        does, records updated), so that runs become whole blocks of one depth per archetype.
+     */
+    void update(RelationIndex* index, PodArray<EntityRecord>* records) {
         const QueryCache& q = *cache_;
         const uint64_t version = index != nullptr ? index->version() : 0;
-        if (index == index_ && version == version_ && same_rows(q)) return;
+        if (index == index_ && version == version_ && (contiguous_ || records == nullptr) && same_rows(q)) return;
         index_ = index;
         version_ = version;
         snapshot(q);
         compute(index);
+        if (!contiguous_ && records != nullptr) {
+            sort_rows(*records);
+            snapshot(q);
+            compute(index);
+        }
     }
 
 private:
@@ -552,12 +571,15 @@ private:
     }
 
     /// Counting sort of the rows by depth (stable: archetype order, then row order), then the
-    /// sorted rows merged into runs of adjacent rows.
+    /// sorted rows merged into runs of adjacent rows; `contiguous_` tells whether each archetype's
+    /// rows of one depth came out as one run.
     void compute(RelationIndex* index) {
         runs_.clear();
+        contiguous_ = true;
         if (index == nullptr || index->pairs() == 0) { // every entity is a root: archetype order
             for (Archetype* a : archetypes_)
                 if (a->size() != 0) runs_.push_back(RowRun{a, 0, a->size()});
+            rows_.clear();
             return;
         }
         const uint32_t* depth = index->depths();
@@ -582,8 +604,11 @@ private:
                 rows_[counts_[d]++] = (uint64_t(a) << 32) | uint64_t(i - offsets_[a]);
             }
         }
-        for (size_t i = 0; i < rows_.size(); ++i) {
-            Archetype* arch = archetypes_[static_cast<size_t>(rows_[i] >> 32)];
+        last_depth_.assign(archetypes_.size(), 0); // per archetype: 1 + the depth of its last run
+        for (size_t i = 0, d = 0; i < rows_.size(); ++i) {
+            while (d + 1 < counts_.size() && i >= counts_[d]) ++d; // counts_[d] is now where depth d ends
+            const size_t a = static_cast<size_t>(rows_[i] >> 32);
+            Archetype* arch = archetypes_[a];
             const size_t row = static_cast<size_t>(rows_[i] & 0xFFFFFFFFu);
             if (!runs_.empty()) {
                 RowRun& last = runs_[runs_.size() - 1];
@@ -592,19 +617,40 @@ private:
                     continue;
                 }
             }
+            if (last_depth_[a] == d + 1) contiguous_ = false; // a second run of one depth in one archetype
+            last_depth_[a] = d + 1;
             runs_.push_back(RowRun{arch, row, 1});
+        }
+    }
+
+    /// Sorts each archetype's rows by depth (stable), from the order compute() left in rows_.
+    void sort_rows(PodArray<EntityRecord>& records) {
+        std::vector<uint32_t> order;
+        std::vector<uint8_t> placed;
+        for (size_t a = 0; a < archetypes_.size(); ++a) {
+            Archetype& arch = *archetypes_[a];
+            order.clear();
+            for (const uint64_t r : rows_)
+                if (static_cast<size_t>(r >> 32) == a) order.push_back(static_cast<uint32_t>(r & 0xFFFFFFFFu));
+            bool identity = true;
+            for (size_t i = 0; i < order.size() && identity; ++i) identity = order[i] == i;
+            if (identity) continue;
+            arch.permute(order, placed);
+            for (size_t row = 0; row < arch.size(); ++row) records[arch.entities[row].index].row = static_cast<uint32_t>(row);
         }
     }
 
     const QueryCache* cache_;
     const RelationIndex* index_ = nullptr;
     uint64_t version_ = ~uint64_t(0); ///< never a real version: the first update computes
+    bool contiguous_ = false;         ///< every archetype's rows of one depth form one run
     PodArray<Archetype*> archetypes_;
     PodArray<size_t> offsets_;  ///< per archetype, where its entities start in entities_ (one more at the end)
     PodArray<Entity> entities_; ///< the entity lists the order was computed from
     PodArray<RowRun> runs_;
     PodArray<uint64_t> rows_;   ///< scratch: (archetype << 32 | row), sorted by depth
     PodArray<size_t> counts_;   ///< scratch: per depth
+    PodArray<size_t> last_depth_; ///< scratch: per archetype
 };
 
 // -- the room ------------------------------------------------------------------------------------------
@@ -775,7 +821,7 @@ template <typename R>
 bool related_row_test(const World& world, Entity row, Entity target);
 /// Cascade<R>'s order (detail/relation_ops.hpp).
 template <typename R>
-void cascade_order(World& world, const QueryCache& q, const RowRun*& runs, size_t& count);
+void cascade_order(World& world, const QueryCache& q, bool may_reorder, const RowRun*& runs, size_t& count);
 
 template <typename R>
 struct FilterTraits<Related<R>> : FilterTraits<void> {

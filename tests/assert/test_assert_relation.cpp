@@ -5,6 +5,7 @@
 #include "catch.hpp"
 
 #include <ecs/command_buffer.hpp>
+#include <ecs/schedule.hpp>
 #include <ecs/serialization.hpp>
 #include <ecs/world.hpp>
 
@@ -161,4 +162,21 @@ TEST_CASE("assert relation: serializing pairs of an unnamed type, or in format 1
     ecs::serialize(w, again);
     CHECK(ecs_assert_test::fired() == 0);
     CHECK_FALSE(again.str().empty());
+}
+
+TEST_CASE("assert relation: a scheduled per-entity system refuses Related<R>{target}", "[assert][relation]") {
+    ecs::World w;
+    const ecs::Entity t = w.create();
+    ecs::Schedule s;
+    ecs_assert_test::reset();
+    s.add<ArPos>("aimed", ecs::Related<ArLikes>{t}, [](ArPos&) {});
+    CHECK(ecs_assert_test::fired_once_with("Schedule::add: Related<R>{target} is not accepted"));
+    CHECK(s.plan().empty());
+    ecs_assert_test::reset();
+    s.add<ArPos>("any", ecs::Related<ArLikes>{}, [](ArPos&) {});
+    s.add<ArPos>("ordered", ecs::Cascade<ArParent>{}, [](ArPos&) {});
+    CHECK(ecs_assert_test::fired() == 0);
+    size_t systems = 0;
+    for (const auto& wave : s.plan()) systems += wave.systems.size();
+    CHECK(systems == 2);
 }

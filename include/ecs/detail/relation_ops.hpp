@@ -23,6 +23,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <vector>
 
@@ -165,12 +166,21 @@ bool related_row_test(const World& world, Entity row, Entity target) {
 }
 
 template <typename R>
-void cascade_order(World& world, const QueryCache& q, const RowRun*& runs, size_t& count) {
+void cascade_order(World& world, const QueryCache& q, bool may_reorder, const RowRun*& runs, size_t& count) {
+    // Inside a shared section (each_par workers, Schedule waves) several threads may run Cascade
+    // queries: the first one brings the order up to date under the shared cache lock; nothing can
+    // change it until the section ends (relationship and structural changes are refused), so the
+    // others find it valid and only read it.
+    const bool shared = WorldAccess::queries(world).shared();
+    if (shared)
+        while (shared_cache_lock.test_and_set(std::memory_order_acquire)) {
+        }
     Relations& rel = WorldAccess::relations(world);
     CascadeOrder& order = rel.cascade_order(q);
-    order.update(rel.find(relation_info<R>().id));
+    order.update(rel.find(relation_info<R>().id), may_reorder && !shared ? &WorldAccess::records(world) : nullptr);
     runs = order.runs();
     count = order.run_count();
+    if (shared) shared_cache_lock.clear(std::memory_order_release);
 }
 
 } // namespace detail
