@@ -18,7 +18,8 @@
  *     per section:  u32 name length, name bytes, u64 payload length, payload
  *
  * The one section this build writes and reads is named "relations"; another name is refused
- * (unsupported_version: a newer writer). Its payload:
+ * (unsupported_version: a newer writer). Trailing bytes that cannot be sections (a count of 0, or
+ * more sections than 13 bytes each could hold) are bad_count, as before sections existed. Payload:
  *
  *     u32 relationship type count
  *     per type:     u32 name length, name bytes (R's component name), u32 pair count,
@@ -234,8 +235,13 @@ inline bool read_relation_sections(SnapshotReader& in, const std::vector<uint8_t
                                    const std::vector<uint32_t>& generations, std::vector<PendingRelation>& out,
                                    DeserializeResult& result) {
     const uint64_t at = in.offset();
+    const uint64_t trailing = in.remaining();
     uint32_t sections = 0;
-    if (!in.u32(sections)) return relation_fail(result, DeserializeError::truncated, at, "snapshot truncated: missing section count");
+    // Every section takes at least 13 bytes (name length, a 1-byte name, payload length): trailing
+    // bytes that cannot be sections are what they were before sections existed, bytes too many.
+    if (!in.u32(sections) || sections == 0 || uint64_t(sections) * 13 > in.remaining())
+        return relation_fail(result, DeserializeError::bad_count, at,
+                             "the body holds " + std::to_string(trailing) + " bytes after its resource table that are not sections");
     for (uint32_t s = 0; s < sections; ++s) {
         const uint64_t section_at = in.offset();
         uint32_t length = 0;
