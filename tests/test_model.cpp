@@ -130,6 +130,30 @@ static_assert(!std::is_default_constructible_v<ModelNoDefault>, "must not be def
 static_assert(!std::is_copy_constructible_v<ModelMoveOnly>, "must be move-only");
 static_assert(std::is_empty_v<ModelTag> && std::is_empty_v<ModelEmptyCounted>, "empty kinds");
 
+// Relationships (relation.hpp): Likes has several targets and unrelates its sources when a target
+// dies; ChildOf is exclusive and destroys its sources with their target.
+struct ModelLikes {};
+struct ModelChildOf {};
+enum RelKind : int { R_LIKES, R_CHILD, R_COUNT };
+const char* const relation_names[R_COUNT] = {"Likes", "ChildOf"};
+
+} // namespace
+
+template <>
+struct ecs::relation_traits<ModelChildOf> {
+    static constexpr bool exclusive = true;
+    static constexpr ecs::OnDeleteTarget on_delete_target = ecs::OnDeleteTarget::destroy_sources;
+};
+
+namespace {
+
+/// Calls f(static_cast<R*>(nullptr)) for the relationship numbered `r`.
+template <typename F>
+void with_relation(int r, F&& f) {
+    if (r == R_LIKES) f(static_cast<ModelLikes*>(nullptr));
+    else f(static_cast<ModelChildOf*>(nullptr));
+}
+
 enum Kind : int { K_STR, K_MO, K_AL, K_TAG, K_EC, K_POD, K_ND, K_BIG, K_COUNT };
 const char* const kind_names[K_COUNT] = {"string", "MoveOnly", "Aligned", "Tag", "EmptyCounted", "Pod", "NoDefault", "Big"};
 
@@ -366,6 +390,8 @@ void register_model_components() {
         // The builtin hierarchy types, under the names builtin/hierarchy.hpp suggests.
         register_once<ecs::Parent>("Parent");
         register_once<ecs::Children>("Children", &ecs::write_children, &ecs::read_children);
+        if (!ecs::component_registered(ecs::component_id<ModelLikes>())) ecs::register_relation<ModelLikes>("model.Likes");
+        if (!ecs::component_registered(ecs::component_id<ModelChildOf>())) ecs::register_relation<ModelChildOf>("model.ChildOf");
         return true;
     }();
     (void)done;
@@ -414,11 +440,12 @@ std::string describe(ecs::Entity e) {
 
 /// A recorded (deferred or command-buffer) command, as the model replays it at the flush.
 struct Cmd {
-    enum Op { Destroy, Add, Remove, Create } op = Destroy;
+    enum Op { Destroy, Add, Remove, Create, Relate, Unrelate, UnrelateAll } op = Destroy;
     ecs::Entity e{};
-    int kind = 0;
+    int kind = 0; ///< Relate/Unrelate/UnrelateAll: the relationship (RelKind)
     int value = 0;
     Content create{};
+    ecs::Entity target{}; ///< Relate/Unrelate
 
     int tracked_objects() const {
         if (op == Add) return kind == K_MO || kind == K_AL || kind == K_ND || kind == K_BIG ? 1 : 0;
@@ -441,6 +468,7 @@ struct Slot {
     ecs::Entity parent{};
     bool has_children = false;
     std::vector<ecs::Entity> children;
+    std::array<std::vector<ecs::Entity>, R_COUNT> rel; ///< relationship targets, in the order of relating
     size_t pos = 0;          ///< position in Model::live_
     uint32_t last_gen = 0;   ///< generation of the last handle issued for this index (0: never)
 };
@@ -554,6 +582,7 @@ private:
         s.has_parent = false;
         s.has_children = false;
         s.children.clear();
+        for (auto& list : s.rel) list.clear();
         s.last_gen = e.generation;
         s.pos = live_.size();
         live_.push_back(e.index);
@@ -564,9 +593,26 @@ private:
                 if (c.has(k)) expected_add_[static_cast<size_t>(k)] += add_hooks_per_kind(k);
     }
 
+    /// Destroys `e` and, ChildOf being destroy_sources, its ChildOf sources, transitively (cycles end).
     void model_destroy(ecs::Entity e) {
         if (!model_alive(e)) return;
+        std::vector<ecs::Entity> doomed{e};
+        for (size_t i = 0; i < doomed.size(); ++i)
+            for (uint32_t idx : live_) {
+                const Slot& x = slots_[idx];
+                if (!x.rel[R_CHILD].empty() && x.rel[R_CHILD][0] == doomed[i] &&
+                    std::find(doomed.begin(), doomed.end(), x.handle) == doomed.end())
+                    doomed.push_back(x.handle);
+            }
+        for (const ecs::Entity x : doomed) model_destroy_one(x);
+    }
+
+    void model_destroy_one(ecs::Entity e) {
+        if (!model_alive(e)) return;
+        for (uint32_t idx : live_) // no pair outlives its target (Likes: its sources just lose it)
+            for (auto& list : slots_[idx].rel) list.erase(std::remove(list.begin(), list.end(), e), list.end());
         Slot& s = slots_[e.index];
+        for (auto& list : s.rel) list.clear();
         for (int k = 0; k < K_COUNT; ++k)
             if (s.content.has(k)) expected_remove_[static_cast<size_t>(k)] += remove_hooks_per_kind(k);
         s.alive = false;
@@ -588,6 +634,22 @@ private:
         c.set(k, v);
         if (fresh) expected_add_[static_cast<size_t>(k)] += add_hooks_per_kind(k);
         return fresh;
+    }
+
+    void model_relate(int r, ecs::Entity source, ecs::Entity target) {
+        if (!model_alive(source) || !model_alive(target)) return;
+        std::vector<ecs::Entity>& list = slots_[source.index].rel[static_cast<size_t>(r)];
+        if (std::find(list.begin(), list.end(), target) != list.end()) return;
+        if (r == R_CHILD) list.clear(); // exclusive: the new target replaces the old one
+        list.push_back(target);
+    }
+    void model_unrelate(int r, ecs::Entity source, ecs::Entity target) {
+        if (!model_alive(source)) return;
+        std::vector<ecs::Entity>& list = slots_[source.index].rel[static_cast<size_t>(r)];
+        list.erase(std::remove(list.begin(), list.end(), target), list.end());
+    }
+    void model_unrelate_all(int r, ecs::Entity source) {
+        if (model_alive(source)) slots_[source.index].rel[static_cast<size_t>(r)].clear();
     }
 
     void model_remove(ecs::Entity e, int k) {
@@ -641,7 +703,7 @@ private:
             if (!c.has(k) || !Traits<T>::matches(value, c.get(k)))
                 fail(std::string("on_remove for ") + kind_names[k] + " sees a value the model does not hold on " + describe(e));
             // destroy_recursive destroys leaves first: inside the subtree a parent outlives its children.
-            if (std::find(recursive_subtree_.begin(), recursive_subtree_.end(), e) != recursive_subtree_.end() &&
+            if (recursive_strict_ && std::find(recursive_subtree_.begin(), recursive_subtree_.end(), e) != recursive_subtree_.end() &&
                 slots_[e.index].has_parent && !w.alive(slots_[e.index].parent))
                 fail("destroy_recursive: on_remove of " + describe(e) + " runs after its parent was destroyed");
         }
@@ -762,6 +824,7 @@ private:
         else if (r < 935) op_hierarchy();
         else if (r < 955) op_prefab_lifetime();
         else if (r < 958) op_snapshot();
+        else if (r < 995) op_relation();
         else op_access();
     }
 
@@ -1171,6 +1234,30 @@ private:
     template <typename Rec>
     void record_one(Rec& rec, std::vector<Cmd>& pending, ecs::Entity target) {
         const uint64_t r = below(10);
+        if (r == 9 && chance(60)) { // relationships (dead handles at the flush: a no-op)
+            const int rk = static_cast<int>(below(R_COUNT));
+            const ecs::Entity other = pick_recordable();
+            Cmd c;
+            c.kind = rk;
+            c.e = target;
+            c.target = other;
+            const uint64_t what = below(4);
+            with_relation(rk, [&](auto* tag) {
+                using R = std::remove_pointer_t<decltype(tag)>;
+                if (what < 2) {
+                    rec.template relate<R>(target, other);
+                    c.op = Cmd::Relate;
+                } else if (what == 2) {
+                    rec.template unrelate<R>(target, other);
+                    c.op = Cmd::Unrelate;
+                } else {
+                    rec.template unrelate_all<R>(target);
+                    c.op = Cmd::UnrelateAll;
+                }
+            });
+            pending.push_back(c);
+            return;
+        }
         if (r < 2) {
             rec.destroy(target);
             pending.push_back(Cmd{Cmd::Destroy, target, 0, 0, {}});
@@ -1251,6 +1338,9 @@ private:
             case Cmd::Add: model_add(c.e, c.kind, c.value); break;
             case Cmd::Remove: model_remove(c.e, c.kind); break;
             case Cmd::Create: creates.push_back(c.create); break;
+            case Cmd::Relate: model_relate(c.kind, c.e, c.target); break;
+            case Cmd::Unrelate: model_unrelate(c.kind, c.e, c.target); break;
+            case Cmd::UnrelateAll: model_unrelate_all(c.kind, c.e); break;
             }
         }
         bind_new_entities(creates);
@@ -1505,7 +1595,8 @@ private:
 
     /// Component set of an entity, builtin hierarchy components included (equal keys: one archetype).
     static unsigned archetype_key(const Slot& s) {
-        return s.content.mask | (s.has_parent ? 1u << 16 : 0u) | (s.has_children ? 1u << 17 : 0u);
+        return s.content.mask | (s.has_parent ? 1u << 16 : 0u) | (s.has_children ? 1u << 17 : 0u) |
+               (s.rel[R_LIKES].empty() ? 0u : 1u << 18) | (s.rel[R_CHILD].empty() ? 0u : 1u << 19);
     }
 
     /// Model of world.try_get<Parent>(e)->entity.
@@ -1617,6 +1708,9 @@ private:
             }
             begin_direct();
             recursive_subtree_ = order;
+            // A ChildOf cascade may take an ancestor before its children: the leaves-first check then
+            // does not apply.
+            recursive_strict_ = std::none_of(live_.begin(), live_.end(), [&](uint32_t idx) { return !slots_[idx].rel[R_CHILD].empty(); });
             ecs::destroy_recursive(*world_, root);
             recursive_subtree_.clear();
             // The model state before the call decided the order; destroy leaves first.
@@ -1790,6 +1884,122 @@ private:
         res_string_ = -1;
     }
 
+    // -- relationships (relation.hpp) ---------------------------------------------------------------
+
+    /// A live entity, or INVALID_ENTITY when there is none.
+    ecs::Entity pick_alive() { return live_.empty() ? ecs::INVALID_ENTITY : slots_[live_[below(live_.size())]].handle; }
+
+    void op_relation() {
+        const int rk = static_cast<int>(below(R_COUNT));
+        const ecs::Entity source = pick_alive();
+        if (source == ecs::INVALID_ENTITY) return;
+        // Mostly a few popular targets, so that sources share them and cascades reach far.
+        const ecs::Entity target = chance(50) && live_.size() > 4 ? slots_[live_[below(4)]].handle : pick_alive();
+        const std::vector<ecs::Entity>& targets = slots_[source.index].rel[static_cast<size_t>(rk)];
+        with_relation(rk, [&](auto* tag) {
+            using R = std::remove_pointer_t<decltype(tag)>;
+            const uint64_t r = below(10);
+            if (r < 5) {
+                last_op_ = "relate";
+                world_->relate<R>(source, target);
+                model_relate(rk, source, target);
+            } else if (r < 7) {
+                last_op_ = "unrelate";
+                const ecs::Entity t = !targets.empty() && chance(80) ? targets[below(targets.size())] : pick();
+                world_->unrelate<R>(source, t);
+                model_unrelate(rk, source, t);
+            } else if (r < 8) {
+                last_op_ = "unrelate_all";
+                world_->unrelate_all<R>(source);
+                model_unrelate_all(rk, source);
+            } else {
+                last_op_ = "relationship queries";
+                check_relation_queries<R>(rk, target);
+            }
+        });
+    }
+
+    /// Related<R>{target}, Related<R>{} and (for ChildOf) Cascade<R> against the model.
+    template <typename R>
+    void check_relation_queries(int rk, ecs::Entity target) {
+        ecs::World& w = *world_;
+        size_t with_target = 0;
+        size_t with_any = 0;
+        for (uint32_t idx : live_) {
+            const std::vector<ecs::Entity>& list = slots_[idx].rel[static_cast<size_t>(rk)];
+            if (!list.empty()) ++with_any;
+            if (std::find(list.begin(), list.end(), target) != list.end()) ++with_target;
+        }
+        size_t visited = 0;
+        w.each<>(ecs::Related<R>{target}, [&](ecs::Entity e) {
+            ++visited;
+            if (!w.related<R>(e, target)) fail("Related<R>{target} visited an entity without the pair");
+        });
+        if (visited != with_target) fail("Related<R>{target} visited " + std::to_string(visited) + ", model " + std::to_string(with_target));
+        auto handle = w.query<>(ecs::Related<R>{target});
+        if (handle.count() != with_target) fail("query(Related<R>{target}).count() differs from the model");
+        if (w.query<>(ecs::Related<R>{}).count() != with_any) fail("query(Related<R>{}).count() differs from the model");
+        if constexpr (std::is_same_v<R, ModelChildOf>) {
+            std::vector<uint8_t> seen(slots_.size(), 0);
+            size_t n = 0;
+            w.each<>(ecs::Cascade<ModelChildOf>{}, [&](ecs::Entity e) {
+                ++n;
+                if (e.index >= seen.size() || seen[e.index]) {
+                    fail("Cascade visited an entity twice or one the model does not know");
+                    return;
+                }
+                seen[e.index] = 1;
+                // The target comes first, unless the chain above ends in a cycle (cut somewhere).
+                const ecs::Entity parent = w.target<ModelChildOf>(e);
+                if (parent == ecs::INVALID_ENTITY || seen[parent.index]) return;
+                ecs::Entity p = parent;
+                for (size_t steps = 0; steps <= live_.size() && p != ecs::INVALID_ENTITY; ++steps) p = w.target<ModelChildOf>(p);
+                if (p == ecs::INVALID_ENTITY) fail("Cascade visited " + describe(e) + " before its target");
+            });
+            if (n != live_.size()) fail("Cascade visited " + std::to_string(n) + " entities, model " + std::to_string(live_.size()));
+        }
+    }
+
+    /// Both directions of every relationship against the model (after every step).
+    void check_relations() {
+        ecs::World& w = *world_;
+        for (int rk = 0; rk < R_COUNT && error_.empty(); ++rk) {
+            std::map<uint32_t, std::vector<ecs::Entity>> model_sources; // by target slot
+            for (uint32_t idx : live_)
+                for (const ecs::Entity t : slots_[idx].rel[static_cast<size_t>(rk)]) model_sources[t.index].push_back(slots_[idx].handle);
+            with_relation(rk, [&](auto* tag) {
+                using R = std::remove_pointer_t<decltype(tag)>;
+                std::vector<ecs::Entity> got;
+                for (uint32_t idx : live_) {
+                    const Slot& s = slots_[idx];
+                    const std::vector<ecs::Entity>& want = s.rel[static_cast<size_t>(rk)];
+                    got.clear();
+                    w.each_target<R>(s.handle, [&](ecs::Entity t) { got.push_back(t); });
+                    if (got != want || w.target_count<R>(s.handle) != want.size()) {
+                        fail(std::string(relation_names[rk]) + " targets of " + describe(s.handle) + " differ from the model");
+                        return;
+                    }
+                    if (w.has<ecs::detail::HasRelation<R>>(s.handle) != !want.empty()) {
+                        fail(std::string(relation_names[rk]) + " tag of " + describe(s.handle) + " differs from the model");
+                        return;
+                    }
+                    got.clear();
+                    w.each_source<R>(s.handle, [&](ecs::Entity x) { got.push_back(x); });
+                    std::vector<ecs::Entity> sources = model_sources[s.handle.index];
+                    std::sort(got.begin(), got.end());
+                    std::sort(sources.begin(), sources.end());
+                    if (got != sources) {
+                        fail(std::string(relation_names[rk]) + " sources of " + describe(s.handle) + " differ from the model");
+                        return;
+                    }
+                }
+                const ecs::Entity dead = pick();
+                if (!model_alive(dead) && (w.target_count<R>(dead) != 0 || w.target<R>(dead) != ecs::INVALID_ENTITY))
+                    fail(std::string("dead handle ") + describe(dead) + " still has " + relation_names[rk] + " targets");
+            });
+        }
+    }
+
     // -- checks -------------------------------------------------------------------------------------
 
     long expected_tracked() const {
@@ -1853,6 +2063,7 @@ private:
         }
         if (w.alive(ecs::INVALID_ENTITY)) fail("INVALID_ENTITY is alive");
         if (!w.check_invariants()) fail("check_invariants() is false");
+        check_relations();
         if (w.deferred_count() != deferred_pending_.size()) fail("deferred queue size differs from the model");
         for (int k = 0; k < K_COUNT; ++k) {
             if (actual_add_[static_cast<size_t>(k)] != expected_add_[static_cast<size_t>(k)])
@@ -1930,6 +2141,7 @@ private:
     std::vector<ecs::Entity> spawned_;
     std::vector<ecs::Entity> busy_;
     std::vector<ecs::Entity> recursive_subtree_; ///< during destroy_recursive: the subtree
+    bool recursive_strict_ = true;               ///< destroy_recursive's leaves-first order is checked
     uint32_t spawn_counter_ = 0;
 
     int res_aligned_ = -1;

@@ -49,6 +49,22 @@ public:
     void create_with(Ts&&... values) {
         detail::CommandRecorder::create_with(queue_, std::forward<Ts>(values)...);
     }
+    // ---- [relations] ----
+    /// Records relate<R>(source, target); at flush a no-op when either is dead by then.
+    template <typename R>
+    void relate(Entity source, Entity target) {
+        detail::CommandRecorder::relate<R>(queue_, source, target);
+    }
+    /// Records unrelate<R>(source, target).
+    template <typename R>
+    void unrelate(Entity source, Entity target) {
+        detail::CommandRecorder::unrelate<R>(queue_, source, target);
+    }
+    /// Records unrelate_all<R>(source).
+    template <typename R>
+    void unrelate_all(Entity source) {
+        detail::CommandRecorder::unrelate_all<R>(queue_, source);
+    }
 
     /**
      * @brief Executes every command against `world` in recording order, then empties the buffer.

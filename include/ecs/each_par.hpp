@@ -95,6 +95,17 @@ ECS_FORCEINLINE void run_batch(Func& fn, CommandBuffer* cb, Archetype& arch, siz
     }
 }
 
+/// [relations] A sequential run of `q` on the calling thread: with value filters (Related<R>{target},
+/// Cascade<R>) in their order, else the plain run.
+template <bool WithEntity, typename... Terms, typename Func>
+void run_inline(World* world, QueryCache& q, const FilterValues& values, uint32_t* depth, Func& fn) {
+    if (ECS_UNLIKELY(values.active)) {
+        if (world != nullptr) run_valued<WithEntity, Terms...>(*world, q, values, depth, fn);
+        return;
+    }
+    run_query<WithEntity, Terms...>(q, depth, fn);
+}
+
 /// The state a parallel run shares with its tasks.
 template <bool Buffer, bool WithEntity, typename Func, typename... Terms>
 struct ParallelRun {
@@ -117,7 +128,7 @@ struct ParallelRun {
  */
 template <typename... Terms, typename Func>
 void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache& q, World* world, Executor& executor,
-                   Func& fn) {
+                   Func& fn, const FilterValues& values = FilterValues{}) {
     using Callback = ParallelCallback<Func, Terms...>;
     constexpr bool buffer = Callback::buffer;
     constexpr bool with_entity = Callback::entity;
@@ -130,20 +141,21 @@ void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache&
     size_t batch_rows = concurrency == 0 ? total : total / (concurrency * 4);
     if (batch_rows < kMinBatchRows) batch_rows = kMinBatchRows;
 
-    // Inline: the sequential each, exactly (a nested each_par inside a shared section runs here too).
-    if (concurrency <= 1 || total <= batch_rows || engine.shared()) {
+    // Inline: the sequential each, exactly (a nested each_par inside a shared section runs here too;
+    // so does a run with value filters, which orders or tests rows through the world's relationships).
+    if (concurrency <= 1 || total <= batch_rows || engine.shared() || values.active) {
         if constexpr (buffer) {
             CommandBuffer cb;
             if constexpr (with_entity) {
                 auto call = [&](Entity e, term_param_t<Terms>... terms) { fn(cb, e, terms...); };
-                run_query<true, Terms...>(q, engine.scope_depth(), call);
+                run_inline<true, Terms...>(world, q, values, engine.scope_depth(), call);
             } else {
                 auto call = [&](term_param_t<Terms>... terms) { fn(cb, terms...); };
-                run_query<false, Terms...>(q, engine.scope_depth(), call);
+                run_inline<false, Terms...>(world, q, values, engine.scope_depth(), call);
             }
             if (world != nullptr && !cb.empty()) cb.flush(*world);
         } else {
-            run_query<with_entity, Terms...>(q, engine.scope_depth(), fn);
+            run_inline<with_entity, Terms...>(world, q, values, engine.scope_depth(), fn);
         }
         return;
     }
@@ -178,14 +190,20 @@ void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache&
 /// each_par's bodies for Query<Terms...>::each_par and World::each_par (declared in query.hpp).
 template <typename... Terms>
 struct EachParRunner {
-    template <typename Func>
+    template <typename Func, typename Values>
     static void run(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache& q, World* world, Executor& executor,
-                    Func& fn) {
-        run_query_par<Terms...>(engine, graph, q, world, executor, fn);
+                    Func& fn, const Values& values) {
+        run_query_par<Terms...>(engine, graph, q, world, executor, fn, values);
     }
-    template <typename... Filters, typename Func>
-    static void run_world(World& world, Executor& executor, TypeList<Filters...>, Func& fn) {
-        world.query<Terms...>(Filters{}...).each_par(executor, fn);
+    /// World::each_par: the query handle of the signature (with the values of the filters among
+    /// `args`: Related<R>{target}, Cascade<R>), then its each_par.
+    template <typename... Filters, typename Func, typename... Args>
+    static void run_world(World& world, Executor& executor, TypeList<Filters...>, Func& fn, const Args&... args) {
+        QueryEngine& engine = WorldAccess::queries(world);
+        const ArchetypeGraph& graph = WorldAccess::graph(world);
+        Query<Terms...>(engine, graph, engine.cache<TypeList<Terms...>, TypeList<Filters...>>(graph), &world,
+                        filter_values(args...))
+            .each_par(executor, fn);
     }
 };
 

@@ -6,7 +6,7 @@
  * The report lists the entities (alive, slots, free), every archetype (its component names, rows,
  * capacity, bytes), fragmentation (archetype count, empty archetypes, a histogram of rows per
  * archetype in power-of-two buckets), the cached queries, the memory of each room (their sum is
- * World::memory_bytes()) and the names. The text is for people: its layout may change between
+ * World::memory_bytes()), the names and the relationships (types, pairs, sources, targets). The text is for people: its layout may change between
  * versions, so do not parse it.
  *
  * Thread-safety: reads the world only; safe while nobody writes to it.
@@ -46,6 +46,33 @@ inline size_t row_bucket(size_t rows) noexcept {
         ++b;
     }
     return b;
+}
+
+/// The relationships part of describe(): the types holding pairs, with their pair, source and
+/// target counts (names: the registered name of R when there is one, else type_name<R>()).
+inline void describe_relations(std::string& out, const Relations& relations) {
+    if (relations.pairs() == 0) {
+        append_format(out, "relationships: none\n");
+        return;
+    }
+    size_t types = 0;
+    relations.each_index([&](const RelationIndex& index) { if (index.pairs() != 0) ++types; });
+    append_format(out, "relationships: %zu types, %zu pairs\n", types, relations.pairs());
+    relations.each_index([&](const RelationIndex& index) {
+        if (index.pairs() == 0) return;
+        size_t sources = 0;
+        size_t targets = 0;
+        for (uint32_t slot = 0; slot < index.slots(); ++slot) {
+            if (index.target_count(slot) != 0) ++sources;
+            if (!index.sources_of(slot)->empty()) ++targets;
+        }
+        const RelationTypeInfo& info = index.info();
+        const std::string_view name = component_info(info.relation).name;
+        append_format(out, "  %.*s (%s, %s): %zu pairs, %zu sources, %zu targets\n", static_cast<int>(name.size()), name.data(),
+                      info.exclusive ? "exclusive" : "several targets",
+                      info.on_delete_target == OnDeleteTarget::destroy_sources ? "destroy sources" : "unrelate",
+                      index.pairs(), sources, targets);
+    });
 }
 
 } // namespace detail
@@ -110,10 +137,11 @@ inline std::string describe(const World& world) {
     const size_t names = WorldAccess::names(world).memory_bytes();
     size_t ticks = 0;
     for (const Archetype* a : archetypes) ticks += a->ticks.memory_bytes();
+    const size_t relations = WorldAccess::relations(world).memory_bytes();
     append_format(out,
                   "memory: %zu bytes (records %zu, archetype blocks %zu, entity lists %zu, archetype objects %zu, "
-                  "change ticks %zu, deferred pages %zu, names %zu)\n",
-                  world.memory_bytes(), record_bytes, blocks, lists, archetype_objects, ticks, deferred, names);
+                  "change ticks %zu, deferred pages %zu, names %zu, relations %zu)\n",
+                  world.memory_bytes(), record_bytes, blocks, lists, archetype_objects, ticks, deferred, names, relations);
 
     append_format(out, "names: %zu\n", WorldAccess::names(world).size());
     // Change detection: the types this world tracks (track_changes<T>()).
@@ -127,8 +155,7 @@ inline std::string describe(const World& world) {
     }
     if (tracked == 0) out += " none";
     out += '\n';
-    // Placeholder: relationships (roadmap D) list their relation kinds and pair counts here.
-    append_format(out, "relationships: none\n");
+    describe_relations(out, WorldAccess::relations(world));
     return out;
 }
 

@@ -16,6 +16,9 @@
  * Filters: `With<Ts...>{}` (must have every Ts), `Without<Ts...>{}` (must have none; `Exclude` is the
  * same type). Handles (`world.query`) also take `Changed<Ts...>{}` and `Added<Ts...>{}`
  * (change_detection.hpp): must have every Ts, changed / added since the handle's previous run.
+ * [relations] `Related<R>{target}`, `Related<R>{}` and `Cascade<R>{}` (relation.hpp) are value filters:
+ * objects whose values reach the run through detail::FilterValues (world.each passes its filter
+ * objects; a handle stores the values).
  *
  * Change detection: a run stamps "changed now" on the rows it visits for each non-const term whose
  * type is tracked, decided once per archetype (one branch on `Archetype::ticks.active()`).
@@ -52,6 +55,8 @@
 #include "entity.hpp"
 
 namespace ecs {
+
+class World;
 
 /// Query term: the component may be absent; the callback receives a pointer, nullptr when absent.
 template <typename T>
@@ -159,6 +164,8 @@ struct FilterTraits {
     using excluded = TypeList<>;
     using changed = TypeList<>; ///< Changed<Ts...>
     using added = TypeList<>;   ///< Added<Ts...>
+    static constexpr unsigned tests = 0;  ///< [relations] row tests its value adds (Related<R>{target})
+    static constexpr unsigned orders = 0; ///< [relations] 1 when it orders the rows (Cascade<R>)
 };
 template <typename... Ts>
 struct FilterTraits<With<Ts...>> : FilterTraits<void> {
@@ -208,6 +215,76 @@ ECS_FORCEINLINE decltype(auto) last_arg(A&, B& b, Rest&... rest) noexcept {
     return last_arg(b, rest...);
 }
 
+// -- [relations] value filters: Related<R>{target}, Cascade<R> (relation.hpp) ------------------------
+
+struct QueryCache;
+
+/// Rows [begin, begin + count) of one archetype, in the order a query visits them.
+struct RowRun {
+    Archetype* archetype;
+    size_t begin;
+    size_t count;
+};
+
+/**
+ * @brief The values a query's value filters carry, type-erased so that a `Query<Terms...>` handle
+ *        has one type whatever its filters (relation.hpp fills it):
+ *        - row tests: `tests[k](world, row_entity, values[k])` must hold for a row to be visited
+ *          (`Related<R>{target}`: the row's entity has the pair (R, target));
+ *        - an order: `order(world, cache, may_reorder, runs, count)` gives the cache's rows as runs in
+ *          the order to visit them (`Cascade<R>`), valid until the next structural or relationship
+ *          change. `may_reorder`: no run is in progress around this one, so the order may sort the
+ *          rows of the matching archetypes (as World::sort does) to make its runs contiguous.
+ * Every other filter is a type only. A run whose values are inactive takes the plain path.
+ */
+struct FilterValues {
+    static constexpr size_t MAX_TESTS = 2;
+    using RowTest = bool (*)(const World& world, Entity row, Entity value);
+    using Order = void (*)(World& world, const QueryCache& q, bool may_reorder, const RowRun*& runs, size_t& count);
+
+    RowTest tests[MAX_TESTS] = {};
+    Entity values[MAX_TESTS] = {};
+    uint32_t test_count = 0;
+    bool active = false; ///< a test or an order is present
+    Order order = nullptr;
+
+    void add_test(RowTest test, Entity value) noexcept {
+        tests[test_count] = test;
+        values[test_count] = value;
+        ++test_count;
+        active = true;
+    }
+    void set_order(Order o) noexcept {
+        order = o;
+        active = true;
+    }
+    /// True when `e` passes every row test.
+    [[nodiscard]] bool passes(const World& world, Entity e) const {
+        for (uint32_t k = 0; k < test_count; ++k)
+            if (!tests[k](world, e, values[k])) return false;
+        return true;
+    }
+};
+
+/// Records the value of filter `f` (nothing for filters without one, and for the callback).
+template <typename F>
+ECS_FORCEINLINE void bind_filter_value(FilterValues& values, const F& f) {
+    using Traits = FilterTraits<std::remove_cv_t<std::remove_reference_t<F>>>;
+    if constexpr (Traits::tests + Traits::orders != 0) {
+        Traits::bind(f, values);
+    } else {
+        (void)values;
+        (void)f;
+    }
+}
+/// The values of the filters among `args` (the callback, when present, is ignored).
+template <typename... Args>
+FilterValues filter_values(const Args&... args) {
+    FilterValues values;
+    (bind_filter_value(values, args), ...);
+    return values;
+}
+
 // -- the compile-time checks ---------------------------------------------------------------------------
 
 template <typename TermList, typename FilterList>
@@ -228,6 +305,9 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
         static_assert(list_distinct<excluded>::value, "ecs query: a component type is listed twice in Without/Exclude");
         static_assert(lists_disjoint<required, excluded>::value,
                       "ecs query: a component type is both required (term or With) and excluded (Without/Exclude)");
+        static_assert(value_tests <= FilterValues::MAX_TESTS, "ecs query: at most 2 Related<R>{target} filters per query");
+        static_assert(value_orders <= 1, "ecs query: at most one Cascade<R> filter per query");
+        static_assert(value_orders == 0 || !change_filtered, "ecs query: Cascade<R> cannot be combined with Changed/Added");
         return true;
     }
     static constexpr bool read_only = (TermTraits<Terms>::read_only && ...);
@@ -235,6 +315,10 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
     using added = typename concat<typename FilterTraits<Filters>::added...>::type;
     /// True when a Changed/Added filter is present (only query handles keep the progress they need).
     static constexpr bool change_filtered = !std::is_same_v<changed, TypeList<>> || !std::is_same_v<added, TypeList<>>;
+    /// [relations] Filters carrying a value (Related<R>{target}, Cascade<R>): runs look at FilterValues.
+    static constexpr unsigned value_tests = (0u + ... + FilterTraits<Filters>::tests);
+    static constexpr unsigned value_orders = (0u + ... + FilterTraits<Filters>::orders);
+    static constexpr bool valued = value_tests + value_orders != 0;
 };
 
 // -- the cache ---------------------------------------------------------------------------------------
@@ -652,6 +736,64 @@ void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
     }
 }
 
+// -- [relations] runs with value filters ----------------------------------------------------------------
+
+/**
+ * @brief Calls `visit(arch, begin, count)` for each maximal run of rows of `q` that passes the value
+ *        filters `values` (and the change filter with progress `*since` when `since` is not null), in
+ *        visiting order: the order's runs when there is one (Cascade<R>), else archetype then row order.
+ * @param world the world of `q` (the tests and the order read its relationships); null only when
+ *        `values` is inactive.
+ * @param may_reorder no run is in progress around this one (see FilterValues::Order).
+ */
+template <typename Visit>
+void for_each_value_run(World* world, const QueryCache& q, const FilterValues& values, const Tick* since, bool may_reorder,
+                        Visit&& visit) {
+    auto tested = [&](Archetype& arch, size_t begin, size_t count) {
+        if (values.test_count == 0) {
+            visit(arch, begin, count);
+            return;
+        }
+        size_t run_begin = begin;
+        size_t run_size = 0;
+        for (size_t row = begin; row < begin + count; ++row) {
+            if (values.passes(*world, arch.entities[row])) {
+                if (run_size == 0) run_begin = row;
+                ++run_size;
+            } else if (run_size != 0) {
+                visit(arch, run_begin, run_size);
+                run_size = 0;
+            }
+        }
+        if (run_size != 0) visit(arch, run_begin, run_size);
+    };
+    if (values.order != nullptr) {
+        const RowRun* runs = nullptr;
+        size_t run_count = 0;
+        values.order(*world, q, may_reorder, runs, run_count);
+        for (size_t i = 0; i < run_count; ++i) tested(*runs[i].archetype, runs[i].begin, runs[i].count);
+        return;
+    }
+    if (since != nullptr) {
+        for_each_changed_run(q, *since, tested);
+        return;
+    }
+    for (Archetype* a : q.archetypes)
+        if (a->size() != 0) tested(*a, 0, a->size());
+}
+
+/// world.each with active value filters: visits the passing rows, in order, inside an iteration scope.
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_NOINLINE void run_valued(World& world, const QueryCache& q, const FilterValues& values, uint32_t* depth, Func& fn) {
+    const bool outermost = depth != nullptr && *depth == 0;
+    IterationScope scope(depth);
+    for_each_value_run(&world, q, values, nullptr, outermost, [&](Archetype& arch, size_t begin, size_t count) {
+        if constexpr (!(TermTraits<Terms>::read_only && ...))
+            if (ECS_UNLIKELY(arch.ticks.active())) touch_terms<Terms...>(arch, begin, count);
+        run_rows<WithEntity, Terms...>(fn, count, arch.entities.data() + begin, term_offset<Terms>(term_column<Terms>(arch), begin)...);
+    });
+}
+
 } // namespace detail
 
 class Executor;
@@ -702,7 +844,7 @@ private:
 /**
  * @brief A query handle: `auto q = world.query<Position, const Velocity>(ecs::Without<Frozen>{});`.
  *
- * Cheap to copy (four pointers and a tick). Valid while the world it came from lives at the same
+ * Cheap to copy (four pointers, a tick and the filter values). Valid while the world it came from lives at the same
  * address (moving the World invalidates its handles). Its runs see archetypes created after the handle
  * was made. Runs are iteration: structural changes inside are refused (use deferred()).
  *
@@ -711,14 +853,20 @@ private:
  * were changed (added) after that, then advances it. A copy starts with the progress of the original
  * at the time of the copy and then goes its own way; two handles from two world.query() calls never
  * share progress. count(), empty() and first() apply the filter without advancing.
+ *
+ * [relations] Value filters (`Related<R>{target}`, `Cascade<R>{}`, relation.hpp): the handle keeps
+ * their values (the target entity, the order) in itself; every run, count(), empty() and first()
+ * apply them. With Cascade<R> rows are visited in the relationship's order (roots first) instead of
+ * archetype order; each_chunk then gets one chunk per run of rows that are adjacent in that order.
  */
 template <typename... Terms>
 class Query {
 public:
     /// A null handle (runs nothing, counts 0). Handles come from World::query.
     Query() noexcept = default;
-    Query(detail::QueryEngine& engine, const ArchetypeGraph& graph, detail::QueryCache& cache, World* world = nullptr) noexcept
-        : engine_(&engine), graph_(&graph), cache_(&cache), world_(world) {}
+    Query(detail::QueryEngine& engine, const ArchetypeGraph& graph, detail::QueryCache& cache, World* world = nullptr,
+          const detail::FilterValues& values = {}) noexcept
+        : engine_(&engine), graph_(&graph), cache_(&cache), world_(world), values_(values) {}
 
     /// Calls `fn(Entity, terms...)` or `fn(terms...)` for every matching entity, archetype creation
     /// order then row order.
@@ -727,8 +875,8 @@ public:
         if (cache_ == nullptr || !detail::terms_access_ok<Terms...>()) return;
         cache_->refresh(*graph_);
         constexpr bool with_entity = detail::takes_entity<Func, Terms...>();
-        if (ECS_UNLIKELY(cache_->change_filtered)) {
-            run_changed([&](Archetype& arch, size_t begin, size_t count) {
+        if (ECS_UNLIKELY(special())) {
+            run_special([&](Archetype& arch, size_t begin, size_t count) {
                 detail::run_rows<with_entity, Terms...>(fn, count, arch.entities.data() + begin,
                                                         detail::term_offset<Terms>(detail::term_column<Terms>(arch), begin)...);
             });
@@ -748,7 +896,7 @@ public:
         if (!ECS_CHECK(!cache_->change_filtered,
                        "Query::each_par: a handle with a Changed/Added filter is refused (use each)"))
             return;
-        detail::EachParRunner<Terms...>::run(*engine_, *graph_, *cache_, world_, executor, fn);
+        detail::EachParRunner<Terms...>::run(*engine_, *graph_, *cache_, world_, executor, fn, values_);
     }
     /// Calls `fn(Chunk&)` once per non-empty matching archetype, in creation order (with a change
     /// filter: once per maximal run of passing rows).
@@ -757,8 +905,8 @@ public:
         static_assert(std::is_invocable_v<Func&, Chunk&>, "Query::each_chunk: the callback must be callable as fn(ecs::Chunk&)");
         if (cache_ == nullptr || !detail::terms_access_ok<Terms...>()) return;
         cache_->refresh(*graph_);
-        if (ECS_UNLIKELY(cache_->change_filtered)) {
-            run_changed([&](Archetype& arch, size_t begin, size_t count) {
+        if (ECS_UNLIKELY(special())) {
+            run_special([&](Archetype& arch, size_t begin, size_t count) {
                 Chunk chunk(arch, begin, count);
                 fn(chunk);
             });
@@ -778,9 +926,10 @@ public:
         if (cache_ == nullptr) return 0;
         cache_->refresh(*graph_);
         size_t n = 0;
-        if (ECS_UNLIKELY(cache_->change_filtered)) {
-            if (!detail::change_filter_tracked(*cache_, *graph_)) return 0;
-            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype&, size_t, size_t k) { n += k; });
+        if (ECS_UNLIKELY(special())) {
+            if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return 0;
+            detail::for_each_value_run(world_, *cache_, values_, cache_->change_filtered ? &last_run_ : nullptr, false,
+                                       [&](Archetype&, size_t, size_t k) { n += k; });
             return n;
         }
         for (const Archetype* a : cache_->archetypes) n += a->size();
@@ -792,12 +941,13 @@ public:
     [[nodiscard]] Entity first() const {
         if (cache_ == nullptr) return INVALID_ENTITY;
         cache_->refresh(*graph_);
-        if (ECS_UNLIKELY(cache_->change_filtered)) {
+        if (ECS_UNLIKELY(special())) {
             Entity found = INVALID_ENTITY;
-            if (!detail::change_filter_tracked(*cache_, *graph_)) return found;
-            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype& a, size_t begin, size_t) {
-                if (found == INVALID_ENTITY) found = a.entities[begin];
-            });
+            if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return found;
+            detail::for_each_value_run(world_, *cache_, values_, cache_->change_filtered ? &last_run_ : nullptr, false,
+                                       [&](Archetype& a, size_t begin, size_t) {
+                                           if (found == INVALID_ENTITY) found = a.entities[begin];
+                                       });
             return found;
         }
         for (const Archetype* a : cache_->archetypes)
@@ -806,21 +956,29 @@ public:
     }
 
 private:
-    /// A run with a change filter: refused (asserted, nothing visited, progress kept) when a listed
-    /// type is not tracked; otherwise visits the passing runs of rows, stamping the mutable terms, then
-    /// records the end of the run as this handle's progress and advances the world's clock.
+    /// True when runs must look at rows one by one: a change filter, or value filters ([relations]).
+    [[nodiscard]] bool special() const noexcept { return cache_->change_filtered || values_.active; }
+
+    /// A run with a change filter and/or value filters. With a change filter: refused (asserted,
+    /// nothing visited, progress kept) when a listed type is not tracked; otherwise visits the passing
+    /// runs of rows, stamping the mutable terms, then records the end of the run as this handle's
+    /// progress and advances the world's clock.
     template <typename Visit>
-    ECS_NOINLINE void run_changed(Visit&& visit) const {
-        if (!detail::change_filter_tracked(*cache_, *graph_)) return;
-        detail::ChangeClock& clock = *graph_->clock(); // tracked types exist, so the clock does
+    ECS_NOINLINE void run_special(Visit&& visit) const {
+        const bool changed = cache_->change_filtered;
+        if (changed && !detail::change_filter_tracked(*cache_, *graph_)) return;
+        const bool outermost = !engine_->shared() && !engine_->iterating();
         {
             detail::IterationScope scope(engine_->scope_depth());
-            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype& arch, size_t begin, size_t count) {
-                if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
-                    if (arch.ticks.active()) detail::touch_terms<Terms...>(arch, begin, count);
-                visit(arch, begin, count);
-            });
+            detail::for_each_value_run(world_, *cache_, values_, changed ? &last_run_ : nullptr, outermost,
+                                       [&](Archetype& arch, size_t begin, size_t count) {
+                                           if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
+                                               if (arch.ticks.active()) detail::touch_terms<Terms...>(arch, begin, count);
+                                           visit(arch, begin, count);
+                                       });
         }
+        if (!changed) return;
+        detail::ChangeClock& clock = *graph_->clock(); // tracked types exist, so the clock does
         last_run_ = clock.now;
         ++clock.now;
     }
@@ -830,6 +988,7 @@ private:
     detail::QueryCache* cache_ = nullptr;
     mutable detail::Tick last_run_ = 0; ///< end of the previous change-filtered run (0: never ran)
     World* world_ = nullptr; ///< where each_par flushes command buffers
+    detail::FilterValues values_; ///< [relations] the values of Related<R>{target} / Cascade<R> filters
 };
 
 } // namespace ecs

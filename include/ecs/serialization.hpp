@@ -494,6 +494,11 @@ enum class DeserializeError : uint8_t {
     unknown_resource,      ///< a resource name no type is registered under (register_resource)
     duplicate_resource,    ///< the resource table lists the same resource twice
     bad_section,           ///< an extension section with an unknown tag, a bad length or bad contents
+    // Additions (1.0), relationships ([relations]):
+    unknown_relation,      ///< a relationship name no relationship type is registered under
+    dangling_relation,     ///< a pair names an entity that is not alive in the snapshot
+    bad_relation,          ///< pairs that cannot be (listed twice, several targets of an exclusive type,
+                           ///< bad positions, a HasRelation tag without pairs or pairs without it)
 };
 
 /// @brief Short English name of `error` ("truncated", ...).
@@ -521,6 +526,9 @@ enum class DeserializeError : uint8_t {
     case DeserializeError::unknown_resource: return "unknown resource";
     case DeserializeError::duplicate_resource: return "duplicate resource";
     case DeserializeError::bad_section: return "bad section";
+    case DeserializeError::unknown_relation: return "unknown relationship";
+    case DeserializeError::dangling_relation: return "dangling relationship";
+    case DeserializeError::bad_relation: return "bad relationship";
     }
     return "unknown error";
 }

@@ -14,6 +14,7 @@
  * | change detection | change_detection.hpp   | tick clock, per-archetype tick columns, Changed/Added |
  * | resources        | resources.hpp          | one value per type                                    |
  * | names            | names.hpp              | entity names: name -> entity, entity -> name          |
+ * | relations        | relation.hpp, detail/relation_ops.hpp | relationship pairs, both directions    |
  * | commands         | detail/command_queue.hpp, detail/commands.hpp | deferred structural changes    |
  *
  * Data flows one way: entity -> record -> archetype -> column.
@@ -46,6 +47,7 @@
 #include "names.hpp"
 #include "observers.hpp"
 #include "query.hpp"
+#include "relation.hpp"
 #include "resources.hpp"
 
 namespace ecs {
@@ -63,6 +65,7 @@ T& fallback_object() noexcept {
 }
 
 struct WorldAccess;
+struct RelationOps;
 
 } // namespace detail
 
@@ -135,6 +138,55 @@ public:
     void destroy(Entity e) {
         if (!alive(e)) return;
         if (!ECS_CHECK(!iterating(), "World::destroy: structural change during iteration (use deferred())")) return;
+        if (ECS_UNLIKELY(relations_.any())) return relations_destroy(e); // [relations] pairs, cascades
+        destroy_entity<false>(e);
+    }
+
+    /// @brief True when `e` names a live entity of this world.
+    [[nodiscard]] bool alive(Entity e) const noexcept { return entities_.alive(e); }
+
+    // ---- [relations] begin: relationships (relation.hpp, detail/relation_ops.hpp; addition) ---------
+
+    /**
+     * @brief Attaches the pair (R, target) to `source`. No-op when already related. For an exclusive
+     *        R (relation_traits) a new target replaces the old one. The first pair of R gives `source`
+     *        the tag `detail::HasRelation<R>` (an archetype change: on_add / on_enter fire then).
+     * @pre Both alive; not during iteration (asserted and refused: nothing changes).
+     */
+    template <typename R>
+    void relate(Entity source, Entity target);
+    /// @brief Removes the pair (R, target) from `source`; no-op when not related. Removing the last R
+    ///        pair takes the HasRelation<R> tag off. @pre Not during iteration when it removes (refused).
+    template <typename R>
+    void unrelate(Entity source, Entity target);
+    /// @brief Removes every R pair of `source` (its targets lose it as a source). @pre as unrelate.
+    template <typename R>
+    void unrelate_all(Entity source);
+    /// @brief True when `source` has the pair (R, target). O(targets of source).
+    template <typename R>
+    [[nodiscard]] bool related(Entity source, Entity target) const;
+    /// @brief Number of R targets of `source` (0 when dead).
+    template <typename R>
+    [[nodiscard]] size_t target_count(Entity source) const;
+    /// @brief The `i`th R target of `source` in the order of relating; INVALID_ENTITY past the end.
+    template <typename R>
+    [[nodiscard]] Entity target(Entity source, size_t i = 0) const;
+    /// @brief Calls `fn(Entity target)` for each R target of `source`, in the order of relating, as
+    ///        they were when the call began (fn may change relationships and destroy entities).
+    template <typename R, typename Func>
+    void each_target(Entity source, Func&& fn) const;
+    /// @brief Calls `fn(Entity source)` for each entity having the pair (R, target), as they were when
+    ///        the call began, in no particular order. O(sources of target).
+    template <typename R, typename Func>
+    void each_source(Entity target, Func&& fn) const;
+
+    // ---- [relations] end ---------------------------------------------------------------------------
+
+private:
+    /// destroy()'s body: on_leave and on_remove hooks, then the row, the name and the slot. With
+    /// `Related`, the entity's pairs are removed after its hooks (detail/relation_ops.hpp).
+    template <bool Related>
+    void destroy_entity(Entity e) {
         if (ECS_UNLIKELY(observers_.any_query()) && !observers_.dying(e)) { // [change] on_leave first
             observers_.fire_leave(*this, entities_, e, nullptr);
             if (!alive(e)) return;
@@ -143,6 +195,7 @@ public:
             // A hook may destroy `e` again: that nested call is a no-op, this one finishes the job.
             if (!observers_.fire_all_on_remove(*this, entities_, e) || !alive(e)) return;
         }
+        if constexpr (Related) relations_.detach(e); // [relations] after the hooks: they may read the pairs
         const EntityRecord& rec = entities_[e.index]; // re-read: a hook may have moved it
         const uint32_t row = rec.row;
         const Entity moved = rec.archetype->erase_row(row);
@@ -150,9 +203,10 @@ public:
         if (ECS_UNLIKELY(names_.any())) names_.erase(e.index); // after the hooks: they may read it
         entities_.release(e.index);
     }
+    /// [relations] destroy() in a world holding pairs (detail/relation_ops.hpp).
+    void relations_destroy(Entity e);
 
-    /// @brief True when `e` names a live entity of this world.
-    [[nodiscard]] bool alive(Entity e) const noexcept { return entities_.alive(e); }
+public:
 
     // ----------------------------------------------------------------------------------------------
     // Names (names.hpp; addition)
@@ -326,19 +380,19 @@ public:
      */
     template <typename... Terms, typename... Args>
     void each(Args&&... args) {
-        each_impl<0, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...));
+        each_impl<0, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
     }
     /// @brief each over a const World: only `const T` and `Optional<const T>` terms (addition).
     template <typename... Terms, typename... Args>
     void each(Args&&... args) const {
         static_assert(detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<>>::read_only,
                       "World::each on a const World: every term must be const T or Optional<const T>");
-        const_cast<World*>(this)->each_impl<0, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...));
+        const_cast<World*>(this)->each_impl<0, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
     }
     /// @brief As each, calling `fn(terms...)` without the entity.
     template <typename... Terms, typename... Args>
     void each_no_entity(Args&&... args) {
-        each_impl<1, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...));
+        each_impl<1, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
     }
 
     /**
@@ -346,10 +400,11 @@ public:
      *        `q.count()`, `q.empty()`, `q.first()`. Costs one cache lookup; the handle is four pointers and a tick.
      */
     template <typename... Terms, typename... Filters>
-    [[nodiscard]] Query<Terms...> query(Filters...) {
+    [[nodiscard]] Query<Terms...> query(Filters... filters) {
         using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
         static_assert(Check::check(), "ecs query check");
-        return Query<Terms...>(queries_, graph_, cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(), this);
+        return Query<Terms...>(queries_, graph_, cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(), this,
+                               detail::filter_values(filters...)); // [relations] Related<R>{target}, Cascade<R>
     }
 
     /**
@@ -363,7 +418,8 @@ public:
         using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::init_t<Args...>>;
         static_assert(Check::check(), "ecs query check");
         static_assert(!Check::change_filtered, "World::each_par: Changed/Added filters need a query handle's each");
-        detail::EachParRunner<Terms...>::run_world(*this, executor, detail::init_t<Args...>{}, detail::last_arg(args...));
+        detail::EachParRunner<Terms...>::run_world(*this, executor, detail::init_t<Args...>{}, detail::last_arg(args...),
+                                                   args...);
     }
 
     /// @brief True while a query callback runs (addition).
@@ -502,12 +558,18 @@ public:
      */
     template <typename... Terms, typename... Args>
     ObserverId on_enter(Args&&... args) {
+        if (!ECS_CHECK(!detail::filter_values(args...).active, // [relations]
+                       "World::on_enter: Related<R>{target} and Cascade<R> are not accepted (Related<R>{} is)"))
+            return {};
         return add_query_observer<Terms...>(true, detail::init_t<Args...>{}, detail::last_arg(args...));
     }
     /// @brief As on_enter, once before a change makes an entity stop matching (destroy included),
     ///        before that change's on_remove hooks, while its components are readable (addition).
     template <typename... Terms, typename... Args>
     ObserverId on_leave(Args&&... args) {
+        if (!ECS_CHECK(!detail::filter_values(args...).active, // [relations]
+                       "World::on_leave: Related<R>{target} and Cascade<R> are not accepted (Related<R>{} is)"))
+            return {};
         return add_query_observer<Terms...>(false, detail::init_t<Args...>{}, detail::last_arg(args...));
     }
 
@@ -597,7 +659,8 @@ public:
     [[nodiscard]] size_t archetype_count() const noexcept { return graph_.size(); }
     /// @brief Bytes held by entity storage: column blocks, entity lists, records, deferred pages, names.
     [[nodiscard]] size_t memory_bytes() const noexcept {
-        return entities_.memory_bytes() + graph_.memory_bytes() + deferred_.capacity_bytes() + names_.memory_bytes();
+        return entities_.memory_bytes() + graph_.memory_bytes() + deferred_.capacity_bytes() + names_.memory_bytes() +
+               relations_.memory_bytes();
     }
     /// @brief Checks every invariant of SPEC §6 over all archetypes and records. O(entities).
     [[nodiscard]] bool check_invariants() const;
@@ -605,7 +668,7 @@ public:
     /**
      * @brief An exact copy (addition): same handles, generations and free list, the same archetypes
      *        in the same order with the same rows in the same order, components copy-constructed,
-     *        names copied. Not copied: resources, hooks, query caches, events, deferred commands.
+     *        names and relationship pairs copied. Not copied: resources, hooks, query caches, events, deferred commands.
      * @pre No live entity holds a type that is not copy-constructible (asserted and refused: an
      *      empty world is returned, the source untouched). Complexity: O(slots + archetypes + rows).
      */
@@ -614,6 +677,7 @@ public:
 private:
     friend struct detail::WorldAccess;
     friend class DeferredProxy;
+    friend struct detail::RelationOps;
 
     /// Takes a slot and appends its row to `arch` (components of the row left uninitialised).
     ECS_FORCEINLINE Entity spawn(Archetype& arch, uint32_t& row) {
@@ -775,16 +839,22 @@ private:
     }
 
     /// each / each_no_entity: `NoEntity` forces the `fn(terms...)` form.
-    template <int NoEntity, typename... Terms, typename... Filters, typename Func>
-    void each_impl(detail::TypeList<Filters...>, Func& fn) {
+    template <int NoEntity, typename... Terms, typename... Filters, typename Func, typename... Args>
+    void each_impl(detail::TypeList<Filters...>, Func& fn, const Args&... args) {
         using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
         static_assert(Check::check(), "ecs query check");
         static_assert(!Check::change_filtered, "World::each: Changed<...>/Added<...> filters need a handle that remembers its "
                                                "previous run: use world.query<...>(ecs::Changed<T>{}).each(fn)");
         constexpr bool with_entity = NoEntity == 0 && detail::takes_entity<Func, Terms...>();
         if (!detail::terms_access_ok<Terms...>()) return;
-        detail::run_query<with_entity, Terms...>(cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(),
-                                                 queries_.scope_depth(), fn);
+        detail::QueryCache& q = cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>();
+        if constexpr (Check::valued) { // [relations] Related<R>{target}, Cascade<R>: their values reach the run
+            const detail::FilterValues values = detail::filter_values(args...);
+            if (values.active) return detail::run_valued<with_entity, Terms...>(*this, q, values, queries_.scope_depth(), fn);
+        } else {
+            ((void)args, ...);
+        }
+        detail::run_query<with_entity, Terms...>(q, queries_.scope_depth(), fn);
     }
 
     // -- the rooms -----------------------------------------------------------------------------------
@@ -797,6 +867,7 @@ private:
     detail::CommandQueue deferred_;
     detail::EventRegistry events_; ///< room: events.hpp; a null pointer until the first send
     detail::NameIndex names_;      ///< room: names.hpp
+    detail::Relations relations_;  ///< room: relation.hpp ([relations])
 };
 
 namespace detail {
@@ -849,7 +920,11 @@ struct WorldAccess {
         for (Archetype* a : w.graph_.all()) a->clear();
         w.entities_.reset();
         w.names_.clear();
+        w.relations_.reset(); // [relations]
     }
+    /// [relations] The relationships of `w` (relation.hpp).
+    static Relations& relations(World& w) noexcept { return w.relations_; }
+    static const Relations& relations(const World& w) noexcept { return w.relations_; }
 };
 
 } // namespace detail
@@ -880,10 +955,11 @@ inline bool World::check_invariants() const {
     }
     bool names_alive = true; // names belong to live entities only
     names_.each([&](Entity e, std::string_view) { names_alive = names_alive && alive(e); });
-    return entities_.check(live) && names_.check() && names_alive;
+    return entities_.check(live) && names_.check() && names_alive && relations_.check(entities_); // [relations]
 }
 
 } // namespace ecs
 
 #include "detail/commands.hpp" // World::DeferredProxy and the commands it records
 #include "detail/clone.hpp"    // World::clone
+#include "detail/relation_ops.hpp" // [relations] World::relate and the rest, the destroy path

@@ -6,7 +6,8 @@
  * the archetype graph gets the same archetypes in the same creation order (so ids, and therefore
  * query iteration order, match), each archetype copies its rows (Archetype::copy_rows_from), the
  * entity index gets the same records, generations and free list, and the name index is copied as
- * it is. What is not copied: resources, hooks, query caches, events and pending deferred commands.
+ * it is, and so are the relationship pairs (both directions, same order). What is not copied:
+ * resources, hooks, query caches (Cascade orders included), events and pending deferred commands.
  */
 #pragma once
 
@@ -47,6 +48,7 @@ struct WorldCloner {
         WorldAccess::set_free_list(out, WorldAccess::free_list(src));
         WorldAccess::alive_count(out) = src.count();
         WorldAccess::names(out).copy_from(WorldAccess::names(src));
+        WorldAccess::relations(out).copy_from(WorldAccess::relations(src)); // [relations] the pairs, both directions
         return out;
     }
 };

@@ -67,6 +67,36 @@ struct CreateCommand {
     CreateValues<std::index_sequence_for<Ts...>, Ts...> values;
 };
 
+// ---- [relations] begin: relationship commands ---------------------------------------------------
+
+/// relate<R>(source, target) at flush: a no-op when either is dead by then (not a refusal).
+template <typename R>
+struct RelateCommand {
+    RelateCommand(Entity s, Entity t) noexcept : source(s), target(t) {}
+    void run(World& w) {
+        if (w.alive(source) && w.alive(target)) w.relate<R>(source, target);
+    }
+    Entity source;
+    Entity target;
+};
+
+template <typename R>
+struct UnrelateCommand {
+    UnrelateCommand(Entity s, Entity t) noexcept : source(s), target(t) {}
+    void run(World& w) { w.unrelate<R>(source, target); }
+    Entity source;
+    Entity target;
+};
+
+template <typename R>
+struct UnrelateAllCommand {
+    explicit UnrelateAllCommand(Entity s) noexcept : source(s) {}
+    void run(World& w) { w.unrelate_all<R>(source); }
+    Entity source;
+};
+
+// ---- [relations] end ---------------------------------------------------------------------------
+
 /// Records the structural API into a CommandQueue. Shared by DeferredProxy and CommandBuffer.
 struct CommandRecorder {
     static void destroy(CommandQueue& q, Entity e) { q.emplace<World, DestroyCommand>(e); }
@@ -82,6 +112,19 @@ struct CommandRecorder {
     static void create_with(CommandQueue& q, Ts&&... values) {
         static_assert(distinct_v<Ts...>, "create_with: component types must be distinct");
         q.emplace<World, CreateCommand<bare_t<Ts>...>>(std::forward<Ts>(values)...);
+    }
+    // [relations]
+    template <typename R>
+    static void relate(CommandQueue& q, Entity source, Entity target) {
+        q.emplace<World, RelateCommand<R>>(source, target);
+    }
+    template <typename R>
+    static void unrelate(CommandQueue& q, Entity source, Entity target) {
+        q.emplace<World, UnrelateCommand<R>>(source, target);
+    }
+    template <typename R>
+    static void unrelate_all(CommandQueue& q, Entity source) {
+        q.emplace<World, UnrelateAllCommand<R>>(source);
     }
 };
 
@@ -118,6 +161,22 @@ public:
     template <typename... Ts>
     void create_with(Ts&&... values) {
         detail::CommandRecorder::create_with(world_->deferred_, std::forward<Ts>(values)...);
+    }
+    // ---- [relations] ----
+    /// Records relate<R>(source, target); at flush a no-op when either is dead by then.
+    template <typename R>
+    void relate(Entity source, Entity target) {
+        detail::CommandRecorder::relate<R>(world_->deferred_, source, target);
+    }
+    /// Records unrelate<R>(source, target).
+    template <typename R>
+    void unrelate(Entity source, Entity target) {
+        detail::CommandRecorder::unrelate<R>(world_->deferred_, source, target);
+    }
+    /// Records unrelate_all<R>(source).
+    template <typename R>
+    void unrelate_all(Entity source) {
+        detail::CommandRecorder::unrelate_all<R>(world_->deferred_, source);
     }
 
 private:

@@ -30,6 +30,40 @@ namespace ecs {
 
 namespace detail {
 
+// ---- [relations] the relationship section: defined in detail/relation_snapshot.hpp (included at the
+// end of this file), which documents the format -----------------------------------------------------
+
+/// The pairs of one relationship type read from a snapshot, installed by SnapshotLoader::commit().
+struct PendingRelation {
+    const RelationTypeInfo* info = nullptr;
+    std::vector<Entity> sources;
+    std::vector<Entity> targets;
+    std::vector<uint32_t> positions; ///< each source's place among its target's sources
+};
+/// What write_snapshot writes of the relationships: the types holding pairs, with their names.
+struct RelationSectionPlan {
+    const World* world = nullptr;
+    std::vector<std::pair<const RelationIndex*, const ComponentRegistration*>> items;
+    uint64_t payload = 0;
+    /// Bytes of the trailing sections (0 without pairs: nothing is written).
+    [[nodiscard]] uint64_t bytes() const noexcept { return items.empty() ? 0 : 4 + 8 + payload; } // "RELS" section
+};
+/// Names the HasRelation tag of every relationship type whose R is registered.
+inline void sync_relation_tags();
+/// Collects the relationship types of `world` holding pairs; false (asserted) when one has no name.
+inline bool plan_relation_section(const World& world, RelationSectionPlan& plan);
+inline void write_relation_section(const RelationSectionPlan& plan, SnapshotWriter& w);
+/// Reads the sections after the resource table (to the body's end), checked against the live slots.
+inline bool read_relation_section(SnapshotReader& in, uint64_t bytes, const std::vector<uint8_t>& slot_states, uint8_t live_state,
+                                   const std::vector<uint32_t>& generations, std::vector<PendingRelation>& out,
+                                   DeserializeResult& result);
+/// Checks the HasRelation tags of the loaded archetypes against the pairs read.
+inline bool check_relation_tags(const std::vector<Archetype*>& filled, size_t slot_count,
+                                const std::vector<PendingRelation>& pending, DeserializeResult& result);
+inline void install_relations(World& world, const std::vector<PendingRelation>& pending);
+
+// ---- [relations] end ----------------------------------------------------------------------------------
+
 /**
  * Parses one snapshot into a World. Components are constructed directly in the archetypes' column
  * storage; rows become visible (entities assigned to the archetype) only once all their columns are
@@ -48,10 +82,12 @@ public:
     }
 
     DeserializeResult run() {
+        sync_relation_tags(); // [relations] the HasRelation tags' names, before any archetype is read
         if (!read_header()) return std::move(result_);
         if (version_ >= 2) in_.limit(body_length_); // verified: the body ends exactly there
         if (!read_counts() || !read_archetypes() || !read_entity_table()) return std::move(result_);
         if (version_ >= 2 && !read_trailer()) return std::move(result_);
+        if (!check_relation_tags(filled_, slot_count_, relations_, result_)) return std::move(result_); // [relations]
         commit();
         result_.offset = in_.offset();
         return std::move(result_);
@@ -364,7 +400,8 @@ private:
     /**
      * Format 2: one extension section after the resource table: a 4-byte tag, a u64 byte length, the
      * bytes. Snapshots written before a section existed simply end earlier. Known tags:
-     * "NAME" (entity names). An unknown tag is an error (data this build would drop silently).
+     * "NAME" (entity names), "RELS" (relationship pairs, detail/relation_snapshot.hpp). An unknown tag
+     * is an error (data this build would drop silently).
      */
     bool read_section() {
         const uint64_t at = in_.offset();
@@ -379,6 +416,8 @@ private:
             if (std::memcmp(seen.data(), tag, 4) == 0) return fail(DeserializeError::bad_section, at, "a section appears twice");
         sections_seen_.emplace_back(reinterpret_cast<const char*>(tag), 4);
         if (std::memcmp(tag, "NAME", 4) == 0) ok = read_names(length);
+        else if (std::memcmp(tag, "RELS", 4) == 0)
+            ok = read_relation_section(in_, length, slot_state_, SLOT_LIVE, generations_, relations_, result_);
         else return fail(DeserializeError::bad_section, at, "unknown section tag");
         if (!ok) return false;
         if (in_.offset() != end) return fail(DeserializeError::bad_section, at, "section length disagrees with its contents");
@@ -500,6 +539,7 @@ private:
         }
         WorldAccess::set_free_list(world_, free_list_);
         WorldAccess::alive_count(world_) = live_;
+        install_relations(world_, relations_); // [relations]
         committed_ = true;
         for (const PendingName& n : pending_names_) // validated: live, unique, one per slot
             (void)WorldAccess::names(world_).set(Entity{n.slot, generations_[n.slot]}, n.name);
@@ -562,6 +602,7 @@ private:
     std::vector<uint32_t> partial_rows_;  ///< per column of partial_: rows constructed so far
     std::vector<uint32_t> generations_;
     std::vector<uint32_t> free_list_;
+    std::vector<PendingRelation> relations_; ///< [relations] pairs read, installed by commit()
     bool committed_ = false;
 };
 
@@ -584,6 +625,14 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
     const auto& archetypes = WorldAccess::archetypes(world);
     const auto& records = WorldAccess::records(world);
     const auto& free_list = WorldAccess::free_list(world);
+
+    // [relations] The relationship types holding pairs, named (their tags get names here too).
+    RelationSectionPlan relation_plan;
+    if (!plan_relation_section(world, relation_plan) ||
+        !ECS_CHECK(version >= 2 || relation_plan.bytes() == 0, "serialize: format 1 cannot hold relationship pairs")) {
+        out.setstate(std::ios_base::failbit);
+        return;
+    }
 
     // Resolve every name before writing a byte: an unregistered type leaves the stream untouched.
     std::vector<const ComponentRegistration*> registrations;
@@ -657,6 +706,7 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
             pending_sizes.push_back(pending.size() - before);
             body += pending_sizes.back();
         }
+        body += relation_plan.bytes(); // [relations]
     }
 
     // Extension sections (format 2), built in memory: they are small next to the columns.
@@ -759,6 +809,7 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
         }
     }
     w.raw(sections.data(), sections.size());
+    write_relation_section(relation_plan, w); // [relations]
     ECS_ASSERT(w.written() == body, "serialize: body length miscounted (library bug)");
     w.u32(w.end_checksum());
 }
@@ -862,3 +913,5 @@ inline DeserializeResult deserialize(World& world, std::istream& in) {
 }
 
 } // namespace ecs
+
+#include "relation_snapshot.hpp" // [relations] the relationship section, register_relation
