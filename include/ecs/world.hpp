@@ -296,8 +296,10 @@ public:
     void remove(Entity e);
     /**
      * @brief Constructs `T(args...)` in place on `e`: in the destination row when `e` lacks `T` (one
-     *        migration; on_add then on_set), else over the old value (destroyed first; on_set).
-     *        Arguments that refer into the replaced value are read before it is destroyed.
+     *        migration; on_add then on_set), else over the old value (destroyed, then the new one
+     *        constructed in the same slot; on_set). Arguments may refer into the replaced value:
+     *        arithmetic and enum arguments are copied first; other argument lists build the value,
+     *        then move it in.
      * @pre `e` is alive (asserted; a reference to zeroed static storage is returned and nothing is
      *      constructed). No migration during iteration (refused likewise).
      * @return `e`'s `T`, read after the hooks ran.

@@ -18,8 +18,9 @@
  * - `remove<A, B, ...>(e)`: `on_leave` once, `on_remove` per present type in template order, then
  *   one migration, `on_enter` once.
  * - `emplace<T>(e, args...)`: T is constructed from `args` directly in its final place. Replacing an
- *   existing T destroys it first, unless an argument lies inside it (or points into it): then the
- *   new value is built first and moved in.
+ *   existing T destroys it and constructs the new one in the same slot; as an argument may refer into
+ *   the old value (or memory it owns), arithmetic and enum arguments are copied before the destruction, and any
+ *   other argument list builds the new value first and moves it in (one move).
  * - Bulk operations take whole archetypes at a time when no hook or query observer can fire for
  *   what they do; otherwise they collect the matching entities first (archetype order, row order)
  *   and apply the single-entity operation to each that still qualifies, so hooks fire exactly as if
@@ -255,21 +256,21 @@ struct StructuralOps {
         rec.row = dst_row;
     }
 
-    /// emplace over an existing `T`: destroy, then construct in the same slot.
+    /// emplace over an existing `T`: destroy, then construct in the same slot. An argument may refer
+    /// into the old value or into memory it owns (`get<std::string>(e).c_str()`), so none may be read
+    /// after the destruction: arithmetic and enum arguments are copied first and `T` is built
+    /// from the copies in place; any other argument list builds the new `T` first and moves it in.
     template <typename T, typename... Args>
     static T& replace(World& w, Entity e, ComponentTypeID id, Args&&... args) {
         if constexpr (!is_tag_v<T>) {
             const EntityRecord& r = w.entities_[e.index];
             T* slot = static_cast<T*>(r.archetype->column(id).at(r.row));
-            const auto begin = reinterpret_cast<uintptr_t>(slot);
-            const auto end = begin + sizeof(T);
-            if ((points_into(begin, end, args) || ...)) {
-                T local(std::forward<Args>(args)...); // an argument lives in (or points into) the old value
+            if constexpr ((is_plain_number_v<std::decay_t<Args>> && ...)) {
+                rebuild_from_copies<T>(slot, std::decay_t<Args>(args)...);
+            } else {
+                T local(std::forward<Args>(args)...);
                 slot->~T();
                 ::new (static_cast<void*>(slot)) T(std::move(local));
-            } else {
-                slot->~T();
-                ::new (static_cast<void*>(slot)) T(std::forward<Args>(args)...);
             }
         } else {
             (void)T(std::forward<Args>(args)...);
@@ -279,17 +280,16 @@ struct StructuralOps {
         return reread<T>(w, e, id);
     }
 
-    /// True when the argument object lies in [begin, end), or is an object pointer into it.
-    template <typename A>
-    static bool points_into(uintptr_t begin, uintptr_t end, const A& a) noexcept {
-        const auto at = reinterpret_cast<uintptr_t>(std::addressof(a));
-        if (at >= begin && at < end) return true;
-        if constexpr (std::is_pointer_v<A> && std::is_object_v<std::remove_pointer_t<A>>) {
-            const auto to = reinterpret_cast<uintptr_t>(static_cast<const volatile void*>(a));
-            return to >= begin && to < end;
-        } else {
-            return false;
-        }
+    /// Arithmetic and enum values: copying one reads all there is to it (a pointer's target is not).
+    template <typename V>
+    static constexpr bool is_plain_number_v = std::is_arithmetic_v<V> || std::is_enum_v<V>;
+
+    /// Destroys `*slot` and constructs a `T` there from `values` (copied before the destruction).
+    template <typename T, typename... Vs>
+    static void rebuild_from_copies(T* slot, Vs... values) {
+        slot->~T();
+        if constexpr (std::is_constructible_v<T, Vs&&...>) ::new (static_cast<void*>(slot)) T(std::move(values)...);
+        else ::new (static_cast<void*>(slot)) T(values...);
     }
 
     /// `e`'s `T` after hooks ran (they may have moved its row); zeroed static storage when gone.
