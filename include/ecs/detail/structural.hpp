@@ -52,15 +52,18 @@ struct StructuralOps {
     static void add_many(World& w, Entity e, Ts&... values) {
         if (!w.alive(e)) return;
         Archetype* src = w.entities_[e.index].archetype;
+        if (ECS_UNLIKELY(w.iterating())) { // only a pure overwrite is allowed; a refusal creates nothing
+            if ((src->has(component_id<Ts>()) && ...)) overwrite_many(w, e, values...);
+            else (void)ECS_CHECK(false, detailed_message("World::add: structural change during iteration (use deferred())",
+                                                   type_name<first_t<Ts...>>(), e));
+            return;
+        }
         Archetype* dst = w.graph_.template pack_target<AddPack, Ts...>(*src);
         if (dst == nullptr) return;
         if (dst == src) {
             overwrite_many(w, e, values...);
             return;
         }
-        if (!ECS_CHECK(!w.iterating(), detailed_message("World::add: structural change during iteration (use deferred())",
-                                                       type_name<first_t<Ts...>>(), e)))
-            return;
         if (ECS_UNLIKELY(w.observers_.any_query())) {
             w.observers_.fire_leave(w, w.entities_, e, &dst->mask);
             if (!w.alive(e) || w.entities_[e.index].archetype != src) return;
@@ -167,11 +170,14 @@ struct StructuralOps {
     static void remove_many(World& w, Entity e) {
         if (!w.alive(e)) return;
         Archetype* src = w.entities_[e.index].archetype;
+        if (ECS_UNLIKELY(w.iterating())) { // removing nothing is allowed; a refusal creates nothing
+            if ((src->has(component_id<Ts>()) || ...))
+                (void)ECS_CHECK(false, detailed_message("World::remove: structural change during iteration (use deferred())",
+                                                  type_name<first_t<Ts...>>(), e));
+            return;
+        }
         Archetype* dst = w.graph_.template pack_target<RemovePack, Ts...>(*src);
         if (dst == src || dst == nullptr) return; // none of them present
-        if (!ECS_CHECK(!w.iterating(), detailed_message("World::remove: structural change during iteration (use deferred())",
-                                                       type_name<first_t<Ts...>>(), e)))
-            return;
         const bool hooks = w.observers_.any_query() || w.observers_.any_remove();
         if (ECS_UNLIKELY(hooks)) {
             if (!remove_hooks(w, e, dst, {component_id<Ts>()...})) return;
