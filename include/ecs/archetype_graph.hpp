@@ -44,10 +44,28 @@ uint32_t pack_slot() noexcept {
 /// (`Op` tells the two apart), so each world caches the pack's destination per source archetype.
 inline std::atomic<uint32_t> next_multi_slot{0};
 
+/// Per-pack slot, constant-initialised like TypeIdSlot: no guard variable to test on every call.
 template <typename Op, typename... Ts>
-uint32_t multi_slot() noexcept {
-    static const uint32_t slot = next_multi_slot.fetch_add(1, std::memory_order_relaxed);
-    return slot;
+struct MultiSlot {
+    static inline std::atomic<uint32_t> slot{UNASSIGNED_ID};
+};
+
+/// First use of a pack: takes the next slot (compare-exchange keeps one slot per pack when threads race).
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline, cold))
+#endif
+inline uint32_t assign_multi_slot(std::atomic<uint32_t>& slot) noexcept {
+    uint32_t expected = UNASSIGNED_ID;
+    const uint32_t fresh = next_multi_slot.fetch_add(1, std::memory_order_relaxed);
+    if (slot.compare_exchange_strong(expected, fresh, std::memory_order_relaxed)) return fresh;
+    return expected;
+}
+
+template <typename Op, typename... Ts>
+ECS_FORCEINLINE uint32_t multi_slot() noexcept {
+    const uint32_t slot = MultiSlot<Op, Ts...>::slot.load(std::memory_order_relaxed);
+    if (ECS_LIKELY(slot != UNASSIGNED_ID)) return slot;
+    return assign_multi_slot(MultiSlot<Op, Ts...>::slot);
 }
 
 /// Tags of multi_slot: the pack is added / removed.

@@ -92,13 +92,21 @@ struct StructuralOps {
     template <typename... Ts>
     static void place_many(World& w, Entity e, Archetype& src, Archetype& dst, Ts&... values) {
         constexpr size_t N = sizeof...(Ts);
+        static_assert(N < 32, "World::add(e, values...): at most 31 values in one call");
         const ComponentTypeID ids[N] = {component_id<Ts>()...};
-        bool fresh[N] = {};
-        for (size_t i = 0; i < N; ++i) fresh[i] = !src.has(ids[i]);
+        // Usually every type is new: `dst` then has exactly N columns more (one compare, no lookups).
+        const bool all_fresh = dst.columns.size() == src.columns.size() + N;
         const uint32_t src_row = w.entities_[e.index].row;
         const uint32_t dst_row = dst.push_entity(e);
-        size_t k = 0;
-        (put<Ts>(src, src_row, dst, dst_row, fresh[k++], values), ...);
+        uint32_t fresh = (1u << N) - 1; // bit i: the i-th value's type is new
+        if (ECS_LIKELY(all_fresh)) {
+            (construct_fresh<Ts>(dst, dst_row, values), ...);
+        } else {
+            fresh = 0;
+            for (size_t i = 0; i < N; ++i) fresh |= src.has(ids[i]) ? 0u : 1u << i;
+            size_t k = 0;
+            (put<Ts>(src, src_row, dst, dst_row, (fresh >> k++) & 1u, values), ...);
+        }
         const Entity filled = src.move_row_into(src_row, dst, dst_row);
         if (filled != INVALID_ENTITY) w.entities_[filled.index].row = src_row;
         EntityRecord& rec = w.entities_[e.index]; // no entity was created: the records did not move
@@ -106,13 +114,25 @@ struct StructuralOps {
         rec.row = dst_row;
         if (ECS_UNLIKELY(dst.ticks.active()))
             for (size_t i = 0; i < N; ++i)
-                if (!fresh[i]) dst.touch(ids[i], dst_row); // an overwrite is a change
+                if (!((fresh >> i) & 1u)) dst.touch(ids[i], dst_row); // an overwrite is a change
         if (ECS_UNLIKELY(w.observers_.any_add() || w.observers_.any_set()))
             for (size_t i = 0; i < N; ++i) {
-                if (fresh[i] && w.observers_.any_add()) w.observers_.fire_on_add(w, w.entities_, e, ids[i]);
+                if (((fresh >> i) & 1u) && w.observers_.any_add()) w.observers_.fire_on_add(w, w.entities_, e, ids[i]);
                 if (w.observers_.any_set()) w.observers_.fire_on_set(w, w.entities_, e, ids[i]);
             }
         if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.entities_, e, &src.mask);
+    }
+
+    /// Constructs a value of a type the entity did not have at the destination row.
+    template <typename T>
+    ECS_FORCEINLINE static void construct_fresh(Archetype& dst, uint32_t dst_row, T& value) {
+        if constexpr (!is_tag_v<T>) {
+            ::new (static_cast<void*>(reinterpret_cast<T*>(dst.column(component_id<T>()).data) + dst_row)) T(std::move(value));
+        } else {
+            (void)dst;
+            (void)dst_row;
+            (void)value;
+        }
     }
 
     /// Writes one value: constructed at the destination row (new type) or over the old value at the
