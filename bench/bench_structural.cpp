@@ -7,6 +7,7 @@
  */
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "common.hpp"
@@ -334,57 +335,47 @@ void BM_RemoveAll(benchmark::State& state) {
 }
 ECS_BENCH_RANGE_MANUAL(BM_RemoveAll);
 
-/// Baseline for add_all: two SoA tables with row -> handle lists and a handle -> (table, row)
-/// record; every row of the {P, V} table is appended to the {P, V, Health} table (one memcpy per
-/// column, capacity already there), Health is filled in, and each record is pointed at its new row.
+/// Baseline for add_all: two SoA tables (arrays allocated once, with room for every row) with
+/// row -> handle lists and a handle -> (table, row) record; every row of the {P, V} table is
+/// appended to the {P, V, Health} table (one memcpy per column), Health is filled in, and each
+/// record is pointed at its new row.
 void BM_Raw_AddAll(benchmark::State& state) {
     const size_t n = arg_n(state);
     struct Table {
-        std::vector<Position> p;
-        std::vector<Velocity> v;
-        std::vector<Health> h;
-        std::vector<uint32_t> handle;
+        std::unique_ptr<Position[]> p;
+        std::unique_ptr<Velocity[]> v;
+        std::unique_ptr<Health[]> h;
+        std::unique_ptr<uint32_t[]> handle;
+        size_t size = 0;
+        explicit Table(size_t cap)
+            : p(new Position[cap]), v(new Velocity[cap]), h(new Health[cap]), handle(new uint32_t[cap]) {}
     };
     struct Record {
         uint32_t table;
         uint32_t row;
     };
-    Table from, to;
+    Table from(n), to(n);
     std::vector<Record> records(n);
-    to.p.reserve(n);
-    to.v.reserve(n);
-    to.h.reserve(n);
-    to.handle.reserve(n);
     for (auto _ : state) {
-        from.p.resize(n);
-        from.v.resize(n);
-        from.handle.resize(n);
         for (size_t i = 0; i < n; ++i) {
             from.p[i] = position_of(i);
             from.v[i] = velocity_of(i);
             from.handle[i] = static_cast<uint32_t>(i);
             records[i] = Record{0, static_cast<uint32_t>(i)};
         }
-        to.p.clear();
-        to.v.clear();
-        to.h.clear();
-        to.handle.clear();
+        from.size = n;
+        to.size = 0;
         const PhaseTimer timer;
-        const size_t base = to.handle.size();
-        to.p.resize(base + n);
-        to.v.resize(base + n);
-        to.h.resize(base + n);
-        to.handle.resize(base + n);
-        std::memcpy(to.p.data() + base, from.p.data(), n * sizeof(Position));
-        std::memcpy(to.v.data() + base, from.v.data(), n * sizeof(Velocity));
-        std::memcpy(to.handle.data() + base, from.handle.data(), n * sizeof(uint32_t));
+        const size_t base = to.size;
+        std::memcpy(to.p.get() + base, from.p.get(), n * sizeof(Position));
+        std::memcpy(to.v.get() + base, from.v.get(), n * sizeof(Velocity));
+        std::memcpy(to.handle.get() + base, from.handle.get(), n * sizeof(uint32_t));
         for (size_t i = 0; i < n; ++i) to.h[base + i] = Health{100, 100};
         for (size_t i = 0; i < n; ++i) records[to.handle[base + i]] = Record{1, static_cast<uint32_t>(base + i)};
-        from.p.clear();
-        from.v.clear();
-        from.handle.clear();
+        to.size = base + n;
+        from.size = 0;
         state.SetIterationTime(timer.seconds());
-        benchmark::DoNotOptimize(to.h.data());
+        benchmark::DoNotOptimize(to.h.get());
         benchmark::DoNotOptimize(records.data());
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));

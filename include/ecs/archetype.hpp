@@ -262,7 +262,7 @@ public:
                 for (size_t row = 0; row < n; ++row) c.relocate(out + row * c.elem_size, c.at(row));
             }
         }
-        for (size_t row = 0; row < n; ++row) dst.entities.push_back_unchecked(entities[row]);
+        dst.entities.append(entities.data(), n); // capacity reserved above
         if (ECS_UNLIKELY(dst.ticks.active())) {
             dst.ticks.grow_to(base + n); // new rows: added now
             if (ticks.active())
