@@ -336,23 +336,29 @@ void BM_RemoveAll(benchmark::State& state) {
 ECS_BENCH_RANGE_MANUAL(BM_RemoveAll);
 
 /// Baseline for add_all: two SoA tables (arrays allocated once, with room for every row) with
-/// row -> handle lists and a handle -> (table, row) record; every row of the {P, V} table is
-/// appended to the {P, V, Health} table (one memcpy per column), Health is filled in, and each
-/// record is pointed at its new row.
+/// row -> handle lists (8-byte handles: index and generation) and a handle -> (table, row,
+/// generation) record of 16 bytes, as generational handles need (BM_Raw_DestroyAll has the same);
+/// every row of the {P, V} table is appended to the {P, V, Health} table (one memcpy per column),
+/// Health is filled in, and each record is pointed at its new row.
 void BM_Raw_AddAll(benchmark::State& state) {
     const size_t n = arg_n(state);
+    struct Handle {
+        uint32_t index;
+        uint32_t generation;
+    };
     struct Table {
         std::unique_ptr<Position[]> p;
         std::unique_ptr<Velocity[]> v;
         std::unique_ptr<Health[]> h;
-        std::unique_ptr<uint32_t[]> handle;
+        std::unique_ptr<Handle[]> handle;
         size_t size = 0;
         explicit Table(size_t cap)
-            : p(new Position[cap]), v(new Velocity[cap]), h(new Health[cap]), handle(new uint32_t[cap]) {}
+            : p(new Position[cap]), v(new Velocity[cap]), h(new Health[cap]), handle(new Handle[cap]) {}
     };
     struct Record {
-        uint32_t table;
+        Table* table;
         uint32_t row;
+        uint32_t generation;
     };
     Table from(n), to(n);
     std::vector<Record> records(n);
@@ -360,8 +366,8 @@ void BM_Raw_AddAll(benchmark::State& state) {
         for (size_t i = 0; i < n; ++i) {
             from.p[i] = position_of(i);
             from.v[i] = velocity_of(i);
-            from.handle[i] = static_cast<uint32_t>(i);
-            records[i] = Record{0, static_cast<uint32_t>(i)};
+            from.handle[i] = Handle{static_cast<uint32_t>(i), 1};
+            records[i] = Record{&from, static_cast<uint32_t>(i), 1};
         }
         from.size = n;
         to.size = 0;
@@ -369,9 +375,13 @@ void BM_Raw_AddAll(benchmark::State& state) {
         const size_t base = to.size;
         std::memcpy(to.p.get() + base, from.p.get(), n * sizeof(Position));
         std::memcpy(to.v.get() + base, from.v.get(), n * sizeof(Velocity));
-        std::memcpy(to.handle.get() + base, from.handle.get(), n * sizeof(uint32_t));
+        std::memcpy(to.handle.get() + base, from.handle.get(), n * sizeof(Handle));
         for (size_t i = 0; i < n; ++i) to.h[base + i] = Health{100, 100};
-        for (size_t i = 0; i < n; ++i) records[to.handle[base + i]] = Record{1, static_cast<uint32_t>(base + i)};
+        for (size_t i = 0; i < n; ++i) {
+            Record& r = records[to.handle[base + i].index];
+            r.table = &to;
+            r.row = static_cast<uint32_t>(base + i);
+        }
         to.size = base + n;
         from.size = 0;
         state.SetIterationTime(timer.seconds());

@@ -422,7 +422,11 @@ struct StructuralOps {
             if (dst == nullptr) return n;
             const size_t base = dst->size();
             move_all(w, src, *dst);
-            if constexpr (!is_tag_v<T>) {
+            if constexpr (std::is_trivially_copyable_v<T> && !is_tag_v<T>) {
+                T* column = reinterpret_cast<T*>(dst->column(id).data) + base;
+                const T local = value; // a copy the stores below cannot alias: kept in registers
+                for (size_t r = 0; r < rows; ++r) ::new (static_cast<void*>(column + r)) T(local);
+            } else if constexpr (!is_tag_v<T>) {
                 T* column = reinterpret_cast<T*>(dst->column(id).data) + base;
                 for (size_t r = 0; r < rows; ++r) ::new (static_cast<void*>(column + r)) T(value);
             }
