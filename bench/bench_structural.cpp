@@ -1,9 +1,13 @@
 /**
  * @file bench/bench_structural.cpp
  * @brief Structural changes: create, destroy, add + remove (archetype migration), each against the
- *        plain-vector baseline where one exists.
+ *        plain-vector baseline where one exists; multi-type add/remove (one migration for three
+ *        types, read as a ratio to one single add/remove) and the bulk operations destroy_all and
+ *        add_all / remove_all (per entity, against hand-written baselines).
  */
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "common.hpp"
@@ -186,6 +190,207 @@ void BM_Raw_AddRemove(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 ECS_BENCH_RANGE(BM_Raw_AddRemove);
+
+// --- multi-type add / remove: one migration for three types vs one single-type migration ----------
+// Each pass moves every entity of {Position, Velocity} once; the opposite pass restores the world
+// untimed. Read BM_AddThree / BM_AddOne and BM_RemoveThree / BM_RemoveOne (target <= 1.2).
+
+enum class Pass { AddOne, AddThree, RemoveOne, RemoveThree };
+
+template <Pass P>
+void structural_pass(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    ecs::World world;
+    const std::vector<ecs::Entity> handles = populate_pv(world, n);
+    constexpr bool three = P == Pass::AddThree || P == Pass::RemoveThree;
+    constexpr bool adding = P == Pass::AddOne || P == Pass::AddThree;
+    const auto add = [&] {
+        for (ecs::Entity e : handles) {
+            if constexpr (three) world.add(e, A{1.f}, B{2.f}, C{3.f});
+            else world.add(e, A{1.f});
+        }
+    };
+    const auto remove = [&] {
+        for (ecs::Entity e : handles) {
+            if constexpr (three) world.remove<A, B, C>(e);
+            else world.remove<A>(e);
+        }
+    };
+    add(); // warm-up: the destination archetype exists and its block has grown
+    remove();
+    for (auto _ : state) {
+        if constexpr (adding) {
+            const PhaseTimer timer;
+            add();
+            state.SetIterationTime(timer.seconds());
+            remove();
+        } else {
+            add();
+            const PhaseTimer timer;
+            remove();
+            state.SetIterationTime(timer.seconds());
+        }
+        benchmark::DoNotOptimize(world.count());
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+void BM_AddOne(benchmark::State& state) { structural_pass<Pass::AddOne>(state); }
+ECS_BENCH_RANGE_MANUAL(BM_AddOne);
+void BM_AddThree(benchmark::State& state) { structural_pass<Pass::AddThree>(state); }
+ECS_BENCH_RANGE_MANUAL(BM_AddThree);
+void BM_RemoveOne(benchmark::State& state) { structural_pass<Pass::RemoveOne>(state); }
+ECS_BENCH_RANGE_MANUAL(BM_RemoveOne);
+void BM_RemoveThree(benchmark::State& state) { structural_pass<Pass::RemoveThree>(state); }
+ECS_BENCH_RANGE_MANUAL(BM_RemoveThree);
+
+// --- destroy_all: every entity of {Position, Velocity} at once (world build untimed) ---------------
+
+void BM_DestroyAll(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    for (auto _ : state) {
+        ecs::World world;
+        (void)populate_pv(world, n);
+        const PhaseTimer timer;
+        const size_t destroyed = world.destroy_all<Position>();
+        state.SetIterationTime(timer.seconds());
+        benchmark::DoNotOptimize(destroyed);
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+ECS_BENCH_RANGE_MANUAL(BM_DestroyAll);
+
+/// Baseline: the least a bulk destroy that keeps handles valid can do: per entity one record
+/// (16 bytes: table, row, generation) marked free with its generation bumped and linked into the
+/// free list, then the table's rows dropped.
+void BM_Raw_DestroyAll(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    struct Record {
+        void* table;
+        uint32_t row;
+        uint32_t generation;
+    };
+    for (auto _ : state) {
+        std::vector<Position> positions(n);
+        std::vector<Velocity> velocities(n);
+        std::vector<uint32_t> handle_at(n);
+        std::vector<Record> records(n + 1);
+        for (size_t i = 0; i < n; ++i) {
+            positions[i] = position_of(i);
+            velocities[i] = velocity_of(i);
+            handle_at[i] = static_cast<uint32_t>(i + 1);
+            records[i + 1] = Record{&positions, static_cast<uint32_t>(i), 1};
+        }
+        const PhaseTimer timer;
+        uint32_t free_head = 0;
+        for (size_t row = 0; row < n; ++row) {
+            Record& r = records[handle_at[row]];
+            r.table = nullptr;
+            r.row = free_head;
+            ++r.generation;
+            free_head = handle_at[row];
+        }
+        positions.clear();
+        velocities.clear();
+        handle_at.clear();
+        state.SetIterationTime(timer.seconds());
+        benchmark::DoNotOptimize(free_head);
+        benchmark::DoNotOptimize(records.data());
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+ECS_BENCH_RANGE_MANUAL(BM_Raw_DestroyAll);
+
+// --- add_all / remove_all: Health to / from every entity of {Position, Velocity} ------------------
+
+void BM_AddAll(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    ecs::World world;
+    (void)populate_pv(world, n);
+    (void)world.add_all(Health{100, 100}); // warm-up: {P, V, Health} exists and has grown
+    (void)world.remove_all<Health>();
+    for (auto _ : state) {
+        const PhaseTimer timer;
+        const size_t added = world.add_all(Health{100, 100});
+        state.SetIterationTime(timer.seconds());
+        benchmark::DoNotOptimize(added);
+        (void)world.remove_all<Health>();
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+ECS_BENCH_RANGE_MANUAL(BM_AddAll);
+
+void BM_RemoveAll(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    ecs::World world;
+    (void)populate_pv(world, n);
+    for (auto _ : state) {
+        (void)world.add_all(Health{100, 100});
+        const PhaseTimer timer;
+        const size_t removed = world.remove_all<Health>();
+        state.SetIterationTime(timer.seconds());
+        benchmark::DoNotOptimize(removed);
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+ECS_BENCH_RANGE_MANUAL(BM_RemoveAll);
+
+/// Baseline for add_all: two SoA tables (arrays allocated once, with room for every row) with
+/// row -> handle lists (8-byte handles: index and generation) and a handle -> (table, row,
+/// generation) record of 16 bytes, as generational handles need (BM_Raw_DestroyAll has the same);
+/// every row of the {P, V} table is appended to the {P, V, Health} table (one memcpy per column),
+/// Health is filled in, and each record is pointed at its new row.
+void BM_Raw_AddAll(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    struct Handle {
+        uint32_t index;
+        uint32_t generation;
+    };
+    struct Table {
+        std::unique_ptr<Position[]> p;
+        std::unique_ptr<Velocity[]> v;
+        std::unique_ptr<Health[]> h;
+        std::unique_ptr<Handle[]> handle;
+        size_t size = 0;
+        explicit Table(size_t cap)
+            : p(new Position[cap]), v(new Velocity[cap]), h(new Health[cap]), handle(new Handle[cap]) {}
+    };
+    struct Record {
+        Table* table;
+        uint32_t row;
+        uint32_t generation;
+    };
+    Table from(n), to(n);
+    std::vector<Record> records(n);
+    for (auto _ : state) {
+        for (size_t i = 0; i < n; ++i) {
+            from.p[i] = position_of(i);
+            from.v[i] = velocity_of(i);
+            from.handle[i] = Handle{static_cast<uint32_t>(i), 1};
+            records[i] = Record{&from, static_cast<uint32_t>(i), 1};
+        }
+        from.size = n;
+        to.size = 0;
+        const PhaseTimer timer;
+        const size_t base = to.size;
+        std::memcpy(to.p.get() + base, from.p.get(), n * sizeof(Position));
+        std::memcpy(to.v.get() + base, from.v.get(), n * sizeof(Velocity));
+        std::memcpy(to.handle.get() + base, from.handle.get(), n * sizeof(Handle));
+        for (size_t i = 0; i < n; ++i) to.h[base + i] = Health{100, 100};
+        for (size_t i = 0; i < n; ++i) {
+            Record& r = records[to.handle[base + i].index];
+            r.table = &to;
+            r.row = static_cast<uint32_t>(base + i);
+        }
+        to.size = base + n;
+        from.size = 0;
+        state.SetIterationTime(timer.seconds());
+        benchmark::DoNotOptimize(to.h.get());
+        benchmark::DoNotOptimize(records.data());
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+ECS_BENCH_RANGE_MANUAL(BM_Raw_AddAll);
 
 } // namespace
 } // namespace bench

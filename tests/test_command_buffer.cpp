@@ -112,8 +112,10 @@ std::vector<Entity> make_entities(World& w, int n) {
 // World::deferred()
 // ------------------------------------------------------------------------------------------------
 
-static_assert(std::is_void_v<decltype(std::declval<World::DeferredProxy&>().create_with(Pos{}, Hp{}))>,
-              "DeferredProxy::create_with returns void");
+// 1.0 (roadmap C): the deferred form returns the reserved handle; a CommandBuffer is not bound to a
+// world, so its create_with stays void.
+static_assert(std::is_same_v<decltype(std::declval<World::DeferredProxy&>().create_with(Pos{}, Hp{})), Entity>,
+              "DeferredProxy::create_with returns the reserved handle");
 static_assert(std::is_void_v<decltype(std::declval<CommandBuffer&>().create_with(Pos{}, Hp{}))>,
               "CommandBuffer::create_with returns void");
 
@@ -206,15 +208,18 @@ TEST_CASE("deferred: commands run in recording order", "[deferred]") {
         REQUIRE(seen.size() == 100);
         for (int i = 0; i < 100; ++i) CHECK(seen[size_t(i)] == i);
     }
-    SECTION("destroy before create_with: the creation reuses the freed slot") {
+    SECTION("destroy before create_with: the creation gets the handle reserved when recording") {
+        // 1.0 (roadmap C): the deferred create_with returns its handle at once, so its slot is taken
+        // when recording (e's slot is still live then) and e's slot is freed at the flush.
         w.deferred().destroy(e);
-        w.deferred().create_with(Hp{42});
+        const Entity reserved = w.deferred().create_with(Hp{42});
+        CHECK(reserved.index != e.index);
         w.flush_deferred();
         CHECK_FALSE(w.alive(e));
         Entity made = ecs::INVALID_ENTITY;
         w.each<Hp>([&](Entity x, Hp&) { made = x; });
-        CHECK(made.index == e.index);
-        CHECK(made.generation != e.generation);
+        CHECK(made == reserved);
+        CHECK(w.create().index == e.index); // the freed slot is reused next
     }
     CHECK(w.check_invariants());
 }

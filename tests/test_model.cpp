@@ -32,6 +32,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -438,26 +439,62 @@ std::string describe(ecs::Entity e) {
     return "{" + std::to_string(e.index) + "," + std::to_string(e.generation) + "}";
 }
 
+bool tracked_kind(int k) { return k == K_MO || k == K_AL || k == K_ND || k == K_BIG; }
+
 /// A recorded (deferred or command-buffer) command, as the model replays it at the flush.
+/// Create: `e` is the handle reserved when recording (DeferredProxy), or INVALID_ENTITY (the
+/// CommandBuffer's create_with / instantiate: bound by content after the flush). AddMany and
+/// RemoveMany carry their types in `kinds`/`values`; Call adds a Tag to `e` from inside fn(World&).
 struct Cmd {
-    enum Op { Destroy, Add, Remove, Create, Relate, Unrelate, UnrelateAll } op = Destroy;
+    enum Op { Destroy, Add, Remove, Create, Relate, Unrelate, UnrelateAll, AddMany, RemoveMany, Emplace, Call } op = Destroy;
     ecs::Entity e{};
     int kind = 0; ///< Relate/Unrelate/UnrelateAll: the relationship (RelKind)
     int value = 0;
     Content create{};
     ecs::Entity target{}; ///< Relate/Unrelate
+    std::vector<int> kinds{};  ///< AddMany / RemoveMany, in argument (template) order
+    std::vector<int> values{}; ///< AddMany
+    int held_tracked = -1;     ///< when >= 0: tracked objects the payload holds (instantiate, emplace)
+    int held_empty = -1;       ///< likewise for EmptyCounted objects
 
     int tracked_objects() const {
-        if (op == Add) return kind == K_MO || kind == K_AL || kind == K_ND || kind == K_BIG ? 1 : 0;
+        if (held_tracked >= 0) return held_tracked;
+        if (op == Add) return tracked_kind(kind) ? 1 : 0;
         if (op == Create) return create.tracked_objects();
+        if (op == AddMany) {
+            int n = 0;
+            for (int k : kinds) n += tracked_kind(k) ? 1 : 0;
+            return n;
+        }
         return 0;
     }
     int empty_objects() const {
+        if (held_empty >= 0) return held_empty;
         if (op == Add) return kind == K_EC ? 1 : 0;
         if (op == Create) return create.has(K_EC) ? 1 : 0;
+        if (op == AddMany) {
+            int n = 0;
+            for (int k : kinds) n += k == K_EC ? 1 : 0;
+            return n;
+        }
         return 0;
     }
 };
+
+/// The multi-type packs the model adds and removes in one call.
+template <typename... Ts>
+struct Pack {};
+constexpr int PACK_COUNT = 5;
+template <typename F>
+void with_pack(int i, F&& f) {
+    switch (i) {
+    case 0: f(Pack<ModelPod, std::string>{}); break;
+    case 1: f(Pack<ModelMoveOnly, ModelAligned, ModelTag>{}); break;
+    case 2: f(Pack<ModelNoDefault, ModelEmptyCounted>{}); break;
+    case 3: f(Pack<ModelBig, ModelPod>{}); break;
+    default: f(Pack<std::string, ModelNoDefault, ModelMoveOnly>{}); break;
+    }
+}
 
 struct Slot {
     bool alive = false;
@@ -549,6 +586,8 @@ private:
     }
     uint64_t below(uint64_t n) { return n == 0 ? 0 : next() % n; }
     int value() { return static_cast<int>(below(1000)); }
+    /// A value for kind `k` (the empty kinds always hold 0).
+    int value_for(int k) { return k == K_TAG || k == K_EC ? 0 : value(); }
     bool chance(unsigned percent) { return below(100) < percent; }
 
     void fail(const std::string& what) {
@@ -683,6 +722,7 @@ private:
     /// For recorded commands: no forged handles, which could name an entity that an earlier command
     /// of the same flush creates (its generation is then current, as forged).
     ecs::Entity pick_recordable() {
+        if (!reserved_.empty() && chance(15)) return reserved_[below(reserved_.size())]; // not alive until the flush
         const uint64_t r = below(100);
         if (r < 80 && !live_.empty()) return slots_[live_[below(live_.size())]].handle;
         if (r < 95 && !issued_.empty()) return issued_[below(issued_.size())];
@@ -824,7 +864,11 @@ private:
         else if (r < 935) op_hierarchy();
         else if (r < 955) op_prefab_lifetime();
         else if (r < 958) op_snapshot();
-        else if (r < 995) op_relation();
+        else if (r < 964) op_add_many();
+        else if (r < 970) op_remove_many();
+        else if (r < 976) op_emplace();
+        else if (r < 980) op_bulk();
+        else if (r < 998) op_relation();
         else op_access();
     }
 
@@ -960,6 +1004,189 @@ private:
             model_remove(e, k);
             if (world_->has<T>(e)) fail(std::string("remove<") + kind_names[k] + "> left the component on " + describe(e));
         });
+    }
+
+    // -- structural power: multi add/remove, emplace, bulk operations ----------------------------------
+
+    template <typename... Ts, size_t... Is>
+    void add_many_direct(ecs::Entity e, std::index_sequence<Is...>) {
+        const std::array<int, sizeof...(Ts)> v{value_for(Traits<Ts>::kind)...};
+        const size_t archetypes = world_->archetype_count();
+        const bool alive = model_alive(e);
+        unsigned before = alive ? slots_[e.index].content.mask : 0u;
+        begin_direct();
+        if constexpr ((std::is_copy_constructible_v<Ts> && ...)) {
+            if (chance(25)) {
+                last_op_ = "add(e, a, b...) (lvalues)";
+                const std::tuple<Ts...> copies{Traits<Ts>::make(v[Is])...};
+                world_->add(e, std::get<Is>(copies)...);
+            } else {
+                last_op_ = "add(e, a, b...)";
+                world_->add(e, Traits<Ts>::make(v[Is])...);
+            }
+        } else {
+            last_op_ = "add(e, a, b...)";
+            world_->add(e, Traits<Ts>::make(v[Is])...);
+        }
+        structural_now_ = false;
+        (model_add(e, Traits<Ts>::kind, v[Is]), ...);
+        // One migration: at most one archetype more, and only when the type set grew (hooks may
+        // create entities, but only in archetypes of their own, which exist after the first time).
+        const unsigned after = model_alive(e) ? slots_[e.index].content.mask : 0u;
+        if (!hooks_registered_ && world_->archetype_count() > archetypes + (after != before ? 1u : 0u))
+            fail("add(e, a, b...) created more than one archetype");
+        end_direct();
+    }
+    template <typename... Ts>
+    void add_many_pack(ecs::Entity e, Pack<Ts...>) {
+        add_many_direct<Ts...>(e, std::index_sequence_for<Ts...>{});
+    }
+    template <typename... Ts>
+    void remove_many_pack(ecs::Entity e, Pack<Ts...>) {
+        last_op_ = "remove<A, B...>(e)";
+        const size_t archetypes = world_->archetype_count();
+        begin_direct();
+        world_->remove<Ts...>(e);
+        end_direct();
+        (model_remove(e, Traits<Ts>::kind), ...);
+        if (world_->archetype_count() > archetypes + 1) fail("remove<A, B...> created more than one archetype");
+        if ((world_->has<Ts>(e) || ...)) fail("remove<A, B...> left a component on " + describe(e));
+    }
+
+    void op_add_many() {
+        const ecs::Entity e = pick();
+        with_pack(static_cast<int>(below(PACK_COUNT)), [&](auto pack) { add_many_pack(e, pack); });
+    }
+    void op_remove_many() {
+        const ecs::Entity e = pick();
+        with_pack(static_cast<int>(below(PACK_COUNT)), [&](auto pack) { remove_many_pack(e, pack); });
+    }
+
+    /// emplace<T> / get_or_emplace<T> on a live entity (a dead one is a precondition failure).
+    template <typename T, typename... Args>
+    void emplace_one(ecs::Entity e, int v, Args&&... args) {
+        constexpr int k = Traits<T>::kind;
+        const bool had = slots_[e.index].content.has(k);
+        const bool get_or = chance(25);
+        last_op_ = get_or ? "get_or_emplace" : "emplace";
+        begin_direct();
+        T& ref = get_or ? world_->get_or_emplace<T>(e, std::forward<Args>(args)...) : world_->emplace<T>(e, std::forward<Args>(args)...);
+        if (world_->try_get<T>(e) != &ref) fail(std::string(last_op_) + "<" + kind_names[k] + "> returned a stale reference");
+        structural_now_ = false;
+        if (!(get_or && had)) model_add(e, k, v);
+        end_direct();
+    }
+
+    void op_emplace() {
+        if (live_.empty()) return;
+        const ecs::Entity e = slots_[live_[below(live_.size())]].handle;
+        const int k = static_cast<int>(below(K_COUNT));
+        const int v = value_for(k);
+        switch (k) {
+        case K_STR:
+            if (chance(50)) {
+                emplace_one<std::string>(e, v, Traits<std::string>::make(v));
+            } else {
+                const std::string text = Traits<std::string>::make(v);
+                emplace_one<std::string>(e, v, text.c_str()); // a pointer argument
+            }
+            break;
+        case K_MO: emplace_one<ModelMoveOnly>(e, v, v); break;
+        case K_AL: emplace_one<ModelAligned>(e, v, v); break;
+        case K_TAG: emplace_one<ModelTag>(e, v); break;
+        case K_EC: emplace_one<ModelEmptyCounted>(e, v); break;
+        case K_POD: emplace_one<ModelPod>(e, v, Traits<ModelPod>::make(v)); break;
+        case K_ND: emplace_one<ModelNoDefault>(e, v, v); break;
+        default:
+            if (slots_[e.index].content.has(K_BIG) && chance(50)) {
+                // Replacing a value with arguments read from that very value.
+                const int old = slots_[e.index].content.get(K_BIG);
+                emplace_one<ModelBig>(e, old, world_->get<ModelBig>(e));
+            } else {
+                emplace_one<ModelBig>(e, v, Traits<ModelBig>::make(v));
+            }
+            break;
+        }
+    }
+
+    /// The live entities whose content has every kind of `include` and none of `exclude`.
+    std::vector<ecs::Entity> model_matching(unsigned include, unsigned exclude) const {
+        std::vector<ecs::Entity> out;
+        for (uint32_t idx : live_) {
+            const Content& c = slots_[idx].content;
+            if ((c.mask & include) == include && (c.mask & exclude) == 0) out.push_back(slots_[idx].handle);
+        }
+        return out;
+    }
+
+    /// How many of `targets` a hook of the running direct operation destroyed.
+    size_t hook_destroyed_among(const std::vector<ecs::Entity>& targets) const {
+        size_t n = 0;
+        for (const HookEvent& ev : hook_log_)
+            if (!ev.created && std::find(targets.begin(), targets.end(), ev.e) != targets.end()) ++n;
+        return n;
+    }
+
+    template <typename... Ts, typename... Filters>
+    void destroy_all_one(unsigned include, unsigned exclude, Filters... filters) {
+        last_op_ = "destroy_all";
+        const std::vector<ecs::Entity> targets = model_matching(include | mask_of<Ts...>(), exclude);
+        begin_direct();
+        const size_t n = world_->destroy_all<Ts...>(filters...);
+        for (ecs::Entity e : targets) model_destroy(e);
+        end_direct();
+        // Every matching entity counts, also those a hook or a destroy_sources cascade destroyed first.
+        if (n != targets.size())
+            fail("destroy_all returned " + std::to_string(n) + ", model expects " + std::to_string(targets.size()));
+        for (ecs::Entity e : targets)
+            if (world_->alive(e)) fail("destroy_all left " + describe(e) + " alive");
+    }
+
+    template <typename T, typename... Filters>
+    void remove_all_one(unsigned include, unsigned exclude, Filters... filters) {
+        last_op_ = "remove_all";
+        constexpr int k = Traits<T>::kind;
+        const std::vector<ecs::Entity> targets = model_matching(include | (1u << k), exclude);
+        begin_direct();
+        const size_t n = world_->remove_all<T>(filters...);
+        const size_t by_hooks = hook_destroyed_among(targets);
+        for (ecs::Entity e : targets) model_remove(e, k);
+        end_direct();
+        if (n > targets.size() || n + by_hooks < targets.size())
+            fail("remove_all returned " + std::to_string(n) + " for " + std::to_string(targets.size()) + " targets");
+        for (ecs::Entity e : targets)
+            if (world_->has<T>(e)) fail("remove_all left the component on " + describe(e));
+    }
+
+    template <typename T, typename... Filters>
+    void add_all_one(int v, unsigned include, unsigned exclude, Filters... filters) {
+        last_op_ = "add_all";
+        constexpr int k = Traits<T>::kind;
+        const std::vector<ecs::Entity> targets = model_matching(include, exclude | (1u << k));
+        const T value = Traits<T>::make(v);
+        begin_direct();
+        const size_t n = world_->add_all(value, filters...);
+        structural_now_ = false;
+        for (ecs::Entity e : targets) model_add(e, k, v);
+        end_direct();
+        if (n != targets.size()) fail("add_all returned " + std::to_string(n) + ", model expects " + std::to_string(targets.size()));
+    }
+
+    void op_bulk() {
+        switch (below(10)) {
+        case 0: destroy_all_one<ModelTag>(0, 0); break;
+        case 1: destroy_all_one<ModelPod>(0, mask_of<std::string>(), ecs::Without<std::string>{}); break;
+        case 2: destroy_all_one<ModelBig, ModelPod>(0, 0); break;
+        case 3: destroy_all_one<>(mask_of<ModelEmptyCounted>(), mask_of<ModelMoveOnly>(), ecs::With<ModelEmptyCounted>{},
+                                  ecs::Without<ModelMoveOnly>{});
+            break;
+        case 4: remove_all_one<ModelTag>(0, 0); break;
+        case 5: remove_all_one<std::string>(mask_of<ModelPod>(), 0, ecs::With<ModelPod>{}); break;
+        case 6: remove_all_one<ModelMoveOnly>(0, mask_of<ModelAligned>(), ecs::Without<ModelAligned>{}); break;
+        case 7: add_all_one<ModelTag>(0, 0, 0); break;
+        case 8: add_all_one<ModelPod>(value(), 0, mask_of<ModelBig>(), ecs::Without<ModelBig>{}); break;
+        default: add_all_one<ModelAligned>(value(), mask_of<ModelNoDefault>(), 0, ecs::With<ModelNoDefault>{}); break;
+        }
     }
 
     /// get / try_get / has on random handles (the full check covers live ones; this hits the rest).
@@ -1223,7 +1450,12 @@ private:
         Cmd c;
         c.op = Cmd::Create;
         (c.create.set(Traits<Ts>::kind, values[Is]), ...);
-        rec.create_with(Traits<Ts>::make(values[Is])...);
+        if constexpr (std::is_same_v<Rec, ecs::World::DeferredProxy>) {
+            c.e = rec.create_with(Traits<Ts>::make(values[Is])...); // reserved now, alive at the flush
+            note_reserved(c.e);
+        } else {
+            rec.create_with(Traits<Ts>::make(values[Is])...);
+        }
         pending.push_back(c);
     }
     template <typename Rec, typename... Ts>
@@ -1231,9 +1463,74 @@ private:
         record_create_impl<Rec, Ts...>(rec, pending, values, std::index_sequence_for<Ts...>{});
     }
 
+    void note_reserved(ecs::Entity e) {
+        if (e == ecs::INVALID_ENTITY || world_->alive(e)) fail("deferred create returned " + describe(e));
+        reserved_.push_back(e);
+    }
+
+    template <typename Rec, typename... Ts, size_t... Is>
+    void record_add_many(Rec& rec, std::vector<Cmd>& pending, ecs::Entity target, std::index_sequence<Is...>) {
+        Cmd c;
+        c.op = Cmd::AddMany;
+        c.e = target;
+        c.kinds = {Traits<Ts>::kind...};
+        c.values = {value_for(Traits<Ts>::kind)...};
+        rec.add(target, Traits<Ts>::make(c.values[Is])...);
+        pending.push_back(c);
+    }
+
+    /// emplace<T>(target, args...) with the arguments each kind's constructors take.
+    template <typename Rec>
+    void record_emplace(Rec& rec, std::vector<Cmd>& pending, ecs::Entity target) {
+        Cmd c;
+        c.op = Cmd::Emplace;
+        c.e = target;
+        c.kind = static_cast<int>(below(K_COUNT));
+        c.value = value_for(c.kind);
+        c.held_tracked = 0;
+        c.held_empty = 0;
+        const int v = c.value;
+        switch (c.kind) {
+        case K_STR: rec.template emplace<std::string>(target, Traits<std::string>::make(v)); break;
+        case K_MO: rec.template emplace<ModelMoveOnly>(target, v); break;
+        case K_AL: rec.template emplace<ModelAligned>(target, v); break;
+        case K_TAG: rec.template emplace<ModelTag>(target); break;
+        case K_EC: rec.template emplace<ModelEmptyCounted>(target); break;
+        case K_POD: rec.template emplace<ModelPod>(target, Traits<ModelPod>::make(v)); break;
+        case K_ND: rec.template emplace<ModelNoDefault>(target, v); break;
+        default:
+            rec.template emplace<ModelBig>(target, Traits<ModelBig>::make(v));
+            c.held_tracked = 1; // the argument is a Big
+            break;
+        }
+        pending.push_back(c);
+    }
+
+    /// instantiate(prefab[, Pod override]): the payload holds a copy of the prefab.
+    template <typename Rec>
+    void record_instantiate(Rec& rec, std::vector<Cmd>& pending) {
+        const ModelPrefab& m = prefabs_[below(prefabs_.size())];
+        Cmd c;
+        c.op = Cmd::Create;
+        c.create = m.content;
+        c.held_tracked = m.content.tracked_objects();
+        c.held_empty = m.content.has(K_EC) ? 1 : 0;
+        const bool override_pod = chance(40);
+        const int v = value();
+        if (override_pod) c.create.set(K_POD, v);
+        if constexpr (std::is_same_v<Rec, ecs::World::DeferredProxy>) {
+            c.e = override_pod ? rec.instantiate(m.prefab, Traits<ModelPod>::make(v)) : rec.instantiate(m.prefab);
+            note_reserved(c.e);
+        } else {
+            if (override_pod) rec.instantiate(m.prefab, Traits<ModelPod>::make(v));
+            else rec.instantiate(m.prefab);
+        }
+        pending.push_back(c);
+    }
+
     template <typename Rec>
     void record_one(Rec& rec, std::vector<Cmd>& pending, ecs::Entity target) {
-        const uint64_t r = below(10);
+        const uint64_t r = below(15);
         if (r == 9 && chance(60)) { // relationships (dead handles at the flush: a no-op)
             const int rk = static_cast<int>(below(R_COUNT));
             const ecs::Entity other = pick_recordable();
@@ -1256,6 +1553,27 @@ private:
                 }
             });
             pending.push_back(c);
+            return;
+        }
+        if (r >= 10) {
+            if (r == 10) {
+                with_pack(static_cast<int>(below(PACK_COUNT)), [&](auto pack) { record_add_many_pack(rec, pending, target, pack); });
+            } else if (r == 11) {
+                with_pack(static_cast<int>(below(PACK_COUNT)), [&](auto pack) { record_remove_many_pack(rec, pending, target, pack); });
+            } else if (r == 12) {
+                record_emplace(rec, pending, target);
+            } else if (r == 13) {
+                Cmd c;
+                c.op = Cmd::Call;
+                c.e = target;
+                rec.call([this, target](ecs::World& w) {
+                    ++calls_run_;
+                    w.add(target, ModelTag{}); // a no-op when dead, as the model says
+                });
+                pending.push_back(c);
+            } else {
+                record_instantiate(rec, pending);
+            }
             return;
         }
         if (r < 2) {
@@ -1298,6 +1616,20 @@ private:
         }
     }
 
+    template <typename Rec, typename... Ts>
+    void record_add_many_pack(Rec& rec, std::vector<Cmd>& pending, ecs::Entity target, Pack<Ts...>) {
+        record_add_many<Rec, Ts...>(rec, pending, target, std::index_sequence_for<Ts...>{});
+    }
+    template <typename Rec, typename... Ts>
+    void record_remove_many_pack(Rec& rec, std::vector<Cmd>& pending, ecs::Entity target, Pack<Ts...>) {
+        Cmd c;
+        c.op = Cmd::RemoveMany;
+        c.e = target;
+        c.kinds = {Traits<Ts>::kind...};
+        rec.template remove<Ts...>(target);
+        pending.push_back(c);
+    }
+
     /// Records one random command, aimed at `target` (or a random handle), into the world's queue or
     /// the command buffer.
     void record_random(bool buffer, ecs::Entity target) {
@@ -1337,10 +1669,25 @@ private:
             case Cmd::Destroy: model_destroy(c.e); break;
             case Cmd::Add: model_add(c.e, c.kind, c.value); break;
             case Cmd::Remove: model_remove(c.e, c.kind); break;
-            case Cmd::Create: creates.push_back(c.create); break;
             case Cmd::Relate: model_relate(c.kind, c.e, c.target); break;
             case Cmd::Unrelate: model_unrelate(c.kind, c.e, c.target); break;
             case Cmd::UnrelateAll: model_unrelate_all(c.kind, c.e); break;
+            case Cmd::Create:
+                // A reserved handle is created at its place in the order (later commands may name it).
+                if (c.e != ecs::INVALID_ENTITY) model_create(c.e, c.create);
+                else creates.push_back(c.create);
+                break;
+            case Cmd::AddMany:
+                for (size_t i = 0; i < c.kinds.size(); ++i) model_add(c.e, c.kinds[i], c.values[i]);
+                break;
+            case Cmd::RemoveMany:
+                for (int k : c.kinds) model_remove(c.e, k);
+                break;
+            case Cmd::Emplace: model_add(c.e, c.kind, c.value); break;
+            case Cmd::Call:
+                ++calls_expected_;
+                model_add(c.e, K_TAG, 0);
+                break;
             }
         }
         bind_new_entities(creates);
@@ -1413,7 +1760,16 @@ private:
             std::vector<Cmd> cmds = std::move(deferred_pending_);
             deferred_pending_.clear();
             model_apply(cmds);
+            check_reserved_created();
         }
+    }
+
+    /// After a flush of the world's queue: every reserved handle is alive, at exactly that handle,
+    /// unless a later command of the same flush destroyed it.
+    void check_reserved_created() {
+        for (ecs::Entity e : reserved_)
+            if (world_->alive(e) != model_alive(e)) fail("reserved handle " + describe(e) + " alive() disagrees after the flush");
+        reserved_.clear();
     }
 
     /// Drops or moves the command buffer's unflushed commands (PITFALLS #4: move-assignment over a
@@ -1859,6 +2215,7 @@ private:
         deferred_pending_.clear();
         world_->flush_deferred();
         model_apply(cmds);
+        check_reserved_created();
         if (!error_.empty()) return;
 
         std::ostringstream first;
@@ -2062,6 +2419,10 @@ private:
                 fail("dead handle " + describe(e) + " still answers");
         }
         if (w.alive(ecs::INVALID_ENTITY)) fail("INVALID_ENTITY is alive");
+        for (ecs::Entity e : reserved_)
+            if (w.alive(e) || w.has<ModelPod>(e)) fail("reserved handle " + describe(e) + " is alive before the flush");
+        if (calls_run_ != calls_expected_)
+            fail("call(fn) ran " + std::to_string(calls_run_) + " times, model expects " + std::to_string(calls_expected_));
         if (!w.check_invariants()) fail("check_invariants() is false");
         check_relations();
         if (w.deferred_count() != deferred_pending_.size()) fail("deferred queue size differs from the model");
@@ -2092,6 +2453,7 @@ private:
         deferred_pending_.clear();
         world_->flush_deferred();
         model_apply(cmds);
+        check_reserved_created();
         check_state();
         if (!error_.empty()) return;
         // Unflushed commands are dropped by the buffer's destructor; the world destroys the rest.
@@ -2147,6 +2509,10 @@ private:
     int res_aligned_ = -1;
     int res_string_ = -1;
     std::vector<ModelPrefab> prefabs_;
+
+    std::vector<ecs::Entity> reserved_; ///< handles returned by deferred create/instantiate, not flushed yet
+    long calls_run_ = 0;                ///< call(fn) commands that ran
+    long calls_expected_ = 0;
 
     long life_base_ = static_cast<long>(model_life().live.size());
     long empty_base_ = model_life().empty_constructed - model_life().empty_destroyed;

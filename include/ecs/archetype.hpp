@@ -12,7 +12,8 @@
  * and never destroyed before it, so pointers to them (records, edges, query caches) stay valid.
  *
  * This room owns everything about its rows: appending (push_entity), growth (reallocate),
- * swap-remove (erase_row), migration to another archetype (move_row_to) and reordering (permute).
+ * swap-remove (erase_row), migration to another archetype (move_row_to, or push_entity then
+ * move_row_into; append_rows_to for all rows at once) and reordering (permute).
  * It never reaches back into the World: callers update the entity records from what it returns.
  *
  * Change detection (change_detection.hpp): `ticks` holds tick columns for the tracked types only; every
@@ -189,6 +190,17 @@ public:
      */
     ECS_FORCEINLINE RowMove move_row_to(uint32_t src_row, Archetype& dst, Entity e) {
         const uint32_t dst_row = dst.push_entity(e);
+        return RowMove{dst_row, move_row_into(src_row, dst, dst_row)};
+    }
+
+    /**
+     * The second half of move_row_to, for a row already pushed to `dst` (at `dst_row`): relocates the
+     * shared components of `src_row` there, destroys the others, fills the hole from the last row.
+     * Callers that construct `dst`'s new columns before the source rows move (so arguments that refer
+     * into this archetype are read while still valid) push the row, construct, then call this.
+     * @return the entity that now occupies `src_row`, or INVALID_ENTITY when it was the last row.
+     */
+    ECS_FORCEINLINE Entity move_row_into(uint32_t src_row, Archetype& dst, uint32_t dst_row) {
         const size_t last = size() - 1;
         if (ECS_LIKELY(all_trivial)) {
             // Every column is plain bytes: per column one copy out (when `dst` keeps the type) and one
@@ -219,7 +231,52 @@ public:
             move_columns(src_row, last, dst, dst_row);
         }
         if (ECS_UNLIKELY(ticks.active())) move_ticks(src_row, dst, dst_row);
-        return RowMove{dst_row, pop_into(src_row)};
+        return pop_into(src_row);
+    }
+
+    /**
+     * Moves EVERY row of this archetype to the end of `dst`, in row order (bulk migration): per
+     * shared column one memcpy (trivially relocatable types) or one relocation per element; columns
+     * `dst` lacks are destroyed; `dst`'s columns this archetype lacks are left UNINITIALISED at the
+     * new rows: the caller constructs them. Ticks of shared tracked types go along; types `dst` gains
+     * count as added now. This archetype is left empty (its block kept).
+     * @return the first new row in `dst`. The caller updates the records of rows [base, dst.size()).
+     * @pre `&dst != this`.
+     */
+    uint32_t append_rows_to(Archetype& dst) {
+        const size_t n = size();
+        const size_t base = dst.size();
+        dst.reserve(base + n);
+        for (ComponentColumn& c : columns) {
+            if (c.elem_size == 0) continue; // tags: nothing stored
+            const uint16_t to = dst.column_index[c.type_id];
+            if (to == NO_COLUMN) {
+                if (!c.trivially_relocatable)
+                    for (size_t row = 0; row < n; ++row) c.destroy(c.at(row));
+                continue;
+            }
+            uint8_t* out = dst.columns[to].data + base * c.elem_size;
+            if (c.trivially_relocatable) {
+                std::memcpy(out, c.data, n * c.elem_size);
+            } else {
+                for (size_t row = 0; row < n; ++row) c.relocate(out + row * c.elem_size, c.at(row));
+            }
+        }
+        dst.entities.append(entities.data(), n); // capacity reserved above
+        if (ECS_UNLIKELY(dst.ticks.active())) {
+            dst.ticks.grow_to(base + n); // new rows: added now
+            if (ticks.active())
+                for (size_t c = 0; c < columns.size(); ++c) {
+                    const detail::TickColumn* from = ticks.column(c);
+                    detail::TickColumn* to = from != nullptr ? dst.ticks_of(columns[c].type_id) : nullptr;
+                    if (to == nullptr) continue;
+                    for (size_t row = 0; row < n; ++row)
+                        to->set(base + row, from->added.data()[row], from->changed.data()[row]);
+                }
+        }
+        entities.clear();
+        ticks.clear();
+        return static_cast<uint32_t>(base);
     }
 
     /**

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "archetype.hpp"
@@ -38,6 +39,38 @@ uint32_t pack_slot() noexcept {
     return slot;
 }
 
+/// Process-wide dense slot number per multi-type pack of add(e, a, b, ...) / remove<A, B, ...>(e)
+/// (`Op` tells the two apart), so each world caches the pack's destination per source archetype.
+inline std::atomic<uint32_t> next_multi_slot{0};
+
+/// Per-pack slot, constant-initialised like TypeIdSlot: no guard variable to test on every call.
+template <typename Op, typename... Ts>
+struct MultiSlot {
+    static inline std::atomic<uint32_t> slot{UNASSIGNED_ID};
+};
+
+/// First use of a pack: takes the next slot (compare-exchange keeps one slot per pack when threads race).
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline, cold))
+#endif
+inline uint32_t assign_multi_slot(std::atomic<uint32_t>& slot) noexcept {
+    uint32_t expected = UNASSIGNED_ID;
+    const uint32_t fresh = next_multi_slot.fetch_add(1, std::memory_order_relaxed);
+    if (slot.compare_exchange_strong(expected, fresh, std::memory_order_relaxed)) return fresh;
+    return expected;
+}
+
+template <typename Op, typename... Ts>
+ECS_FORCEINLINE uint32_t multi_slot() noexcept {
+    const uint32_t slot = MultiSlot<Op, Ts...>::slot.load(std::memory_order_relaxed);
+    if (ECS_LIKELY(slot != UNASSIGNED_ID)) return slot;
+    return assign_multi_slot(MultiSlot<Op, Ts...>::slot);
+}
+
+/// Tags of multi_slot: the pack is added / removed.
+struct AddPack {};
+struct RemovePack {};
+
 /// Sorts a short id list (a component pack) without instantiating std::sort in every user TU.
 inline void insertion_sort(std::vector<ComponentTypeID>& v) noexcept {
     for (size_t i = 1; i < v.size(); ++i) {
@@ -52,7 +85,8 @@ inline void insertion_sort(std::vector<ComponentTypeID>& v) noexcept {
 
 /**
  * @brief Owns the archetypes of one world and the ways to reach them: by type set (an open-addressing
- *        index), by one added or removed type (edges), by create_with pack (a per-pack slot).
+ *        index), by one added or removed type (edges), by create_with pack (a per-pack slot), by a
+ *        multi-type add or remove pack from a source archetype (target_for, cached per pack).
  */
 class ArchetypeGraph {
 public:
@@ -113,6 +147,52 @@ public:
         return ECS_LIKELY(cached != nullptr) ? cached : remove_target_slow(src, id);
     }
 
+    /**
+     * The archetype reached from `src` by adding every type of the pack `{Ts...}` (`Op` = AddPack) or
+     * removing every one of them (`Op` = RemovePack; absent types are ignored), in ONE step: no
+     * intermediate archetype is created. `src` itself when nothing changes. Cached per (pack, `src`):
+     * after the first call, two array lookups. nullptr when refused (too many component types).
+     */
+    template <typename Op, typename... Ts>
+    ECS_FORCEINLINE Archetype* pack_target(Archetype& src) {
+        const uint32_t slot = detail::multi_slot<Op, Ts...>();
+        if (ECS_LIKELY(slot < multi_targets_.size())) {
+            const detail::PodArray<Archetype*>& row = multi_targets_[slot];
+            if (ECS_LIKELY(src.id < row.size() && row[src.id] != nullptr)) return row[src.id];
+        }
+        const ComponentTypeID ids[] = {ensure_column_factory<Ts>()...};
+        Archetype* dst = std::is_same_v<Op, detail::AddPack> ? target_for(src, ids, sizeof...(Ts), nullptr, 0)
+                                                             : target_for(src, nullptr, 0, ids, sizeof...(Ts));
+        if (dst != nullptr) cache_target(slot, src, dst);
+        return dst;
+    }
+
+    /**
+     * `src` with the `add_count` ids of `added` added and the `remove_count` ids of `removed` removed
+     * (ids present, resp. absent, are ignored); the destination type set is computed once and the
+     * archetype found or created. `src` itself when the set is unchanged; nullptr when refused.
+     */
+    ECS_NOINLINE Archetype* target_for(Archetype& src, const ComponentTypeID* added, size_t add_count,
+                                       const ComponentTypeID* removed, size_t remove_count) {
+        TypeSet types = src.types;
+        bool changed = false;
+        for (size_t i = 0; i < add_count; ++i) {
+            const ComponentTypeID id = added[i];
+            if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::add: more than ECS_MAX_COMPONENTS component types in use"))
+                return nullptr;
+            if (src.has(id)) continue;
+            types.insert(detail::upper_bound_value(types.begin(), types.end(), id), id);
+            changed = true;
+        }
+        for (size_t i = 0; i < remove_count; ++i) {
+            auto at = detail::find_value(types.begin(), types.end(), removed[i]);
+            if (at == types.end()) continue;
+            types.erase(at);
+            changed = true;
+        }
+        return changed ? find_or_create(types) : &src;
+    }
+
     /// Bytes held by the archetypes: blocks, entity lists and the archetype objects.
     [[nodiscard]] size_t memory_bytes() const noexcept {
         size_t bytes = 0;
@@ -168,6 +248,13 @@ private:
         return dst;
     }
 
+    ECS_NOINLINE void cache_target(uint32_t slot, const Archetype& src, Archetype* dst) {
+        if (slot >= multi_targets_.size()) multi_targets_.resize(size_t(slot) + 1);
+        detail::PodArray<Archetype*>& row = multi_targets_[slot];
+        if (src.id >= row.size()) row.resize(size_t(src.id) + 1, nullptr);
+        row[src.id] = dst;
+    }
+
     template <typename... Ts>
     ECS_NOINLINE Archetype* pack_archetype_slow(uint32_t slot) {
         TypeSet types{ensure_column_factory<Ts>()...};
@@ -200,6 +287,8 @@ private:
     detail::OwnedArray<Archetype> archetypes_; ///< creation order; size() is the archetype generation
     detail::PodArray<Archetype*> index_;       ///< see index_insert; a power of two in size
     detail::PodArray<Archetype*> pack_cache_;  ///< pack slot -> archetype
+    /// multi_slot -> source archetype id -> destination (pack_target); rows grown on demand.
+    std::vector<detail::PodArray<Archetype*>> multi_targets_;
 };
 
 } // namespace ecs

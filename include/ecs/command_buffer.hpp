@@ -39,12 +39,34 @@ public:
     void add(Entity e) {
         add(e, T{});
     }
+    /// Records add(e, a, b, ...): one migration at the flush (addition).
+    template <typename T, typename U, typename... Ts>
+    void add(Entity e, T&& first, U&& second, Ts&&... rest) {
+        detail::CommandRecorder::add_many(queue_, e, std::forward<T>(first), std::forward<U>(second), std::forward<Ts>(rest)...);
+    }
     /// Records remove<T>(e).
     template <typename T>
     void remove(Entity e) {
         detail::CommandRecorder::remove<T>(queue_, e);
     }
-    /// Records create_with(values...); the entity is created at flush.
+    /// Records remove<A, B, ...>(e): one migration at the flush (addition).
+    template <typename T, typename U, typename... Ts>
+    void remove(Entity e) {
+        detail::CommandRecorder::remove_many<T, U, Ts...>(queue_, e);
+    }
+    /// Records emplace<T>(e, args...) (addition): the arguments are copied or moved into the buffer
+    /// now and `T` is constructed from them in place at the flush; no-op if `e` is dead by then.
+    template <typename T, typename... Args>
+    void emplace(Entity e, Args&&... args) {
+        detail::CommandRecorder::emplace<T>(queue_, e, std::forward<Args>(args)...);
+    }
+    /// Records `fn(World&)`, run at its place in the buffer at the flush (addition).
+    template <typename F>
+    void call(F&& fn) {
+        detail::CommandRecorder::call(queue_, std::forward<F>(fn));
+    }
+    /// Records create_with(values...); the entity is created at flush. Returns nothing: a buffer is
+    /// not bound to a world, so no handle can be reserved.
     template <typename... Ts>
     void create_with(Ts&&... values) {
         detail::CommandRecorder::create_with(queue_, std::forward<Ts>(values)...);
@@ -64,6 +86,12 @@ public:
     template <typename R>
     void unrelate_all(Entity source) {
         detail::CommandRecorder::unrelate_all<R>(queue_, source);
+    }
+    /// Records instantiate(prefab, overrides...) (addition); the entity is created at flush. The
+    /// prefab is copied into the buffer. Needs ecs/prefab.hpp.
+    template <typename P, typename... Os>
+    void instantiate(const P& prefab, Os&&... overrides) {
+        detail::CommandRecorder::instantiate(queue_, INVALID_ENTITY, prefab, std::forward<Os>(overrides)...);
     }
 
     /**

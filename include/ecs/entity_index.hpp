@@ -8,6 +8,12 @@
  * points at them. Free slots form a LIFO list threaded through their records' `row` fields, so
  * create and destroy touch no other array.
  *
+ * A slot can also be *reserved* (addition): taken for an entity that a deferred command creates at
+ * the next flush (`world.deferred().create()`), so its handle exists before the entity does. A
+ * reserved slot is neither alive nor free: `archetype == nullptr` and `row == RESERVED_ROW` (never a
+ * free-list link). place_reserved() makes it live at exactly that handle; cancel_reservation() frees
+ * it with its generation bumped, as if an entity had lived and died there.
+ *
  * Thread-safety: none of its own; it is part of one World (one writer at a time). Concurrent readers
  * (alive, operator[]) are safe while nobody writes.
  */
@@ -45,7 +51,10 @@ struct EntityRecord {
  */
 class EntityIndex {
 public:
-    EntityIndex() { records_.push_back(EntityRecord{}); } // slot 0 is reserved
+    /// `row` of a reserved slot (see the file comment): no free-list link can have this value.
+    static constexpr uint32_t RESERVED_ROW = 0xFFFFFFFFu;
+
+    EntityIndex() { records_.push_back(EntityRecord{}); } // slot 0 is never issued
 
     /// True when `e` names a live entity (index in range, generation current, archetype assigned).
     [[nodiscard]] ECS_FORCEINLINE bool alive(Entity e) const noexcept {
@@ -99,6 +108,68 @@ public:
         free_head_ = index;
     }
 
+    // -- reserved slots (deferred creation) ---------------------------------------------------------
+
+    /// Takes a slot for an entity created later (allocated, not alive) and returns its handle.
+    Entity reserve() {
+        const Entity e = allocate();
+        records_[e.index].row = RESERVED_ROW;
+        ++reserved_count_;
+        return e;
+    }
+    /// True when `r` is the record of a reserved slot.
+    [[nodiscard]] static bool is_reserved(const EntityRecord& r) noexcept {
+        return r.archetype == nullptr && r.row == RESERVED_ROW;
+    }
+    /// True when `e` names a slot reserved by reserve() and neither placed nor cancelled since.
+    [[nodiscard]] bool reserved(Entity e) const noexcept {
+        return e.index != 0 && e.index < records_.size() && records_[e.index].generation == e.generation &&
+               is_reserved(records_[e.index]);
+    }
+    /// Makes reserved slot `index` live at `row` of `arch`. @pre reserved(handle of index)
+    void place_reserved(uint32_t index, Archetype* arch, uint32_t row) noexcept {
+        --reserved_count_;
+        place(index, arch, row);
+    }
+    /// Frees the slot `e` reserved: generation bumped, slot on the free list (reused first). No-op
+    /// when `e` is not reserved (already created or cancelled).
+    void cancel_reservation(Entity e) noexcept {
+        if (!reserved(e)) return;
+        EntityRecord& r = records_[e.index];
+        r.row = free_head_;
+        r.generation = next_generation(r.generation);
+        free_head_ = e.index;
+        --reserved_count_;
+    }
+    /// Number of reserved slots.
+    [[nodiscard]] size_t reserved_count() const noexcept { return reserved_count_; }
+    /// The reserved slots, ascending.
+    [[nodiscard]] std::vector<uint32_t> reserved_slots() const {
+        std::vector<uint32_t> slots;
+        if (reserved_count_ == 0) return slots;
+        for (uint32_t i = 1; i < records_.size(); ++i)
+            if (is_reserved(records_[i])) slots.push_back(i);
+        return slots;
+    }
+    /// The generation after `g` (0 is skipped: it is never issued).
+    [[nodiscard]] static uint32_t next_generation(uint32_t g) noexcept { return g + 1 == 0 ? 1 : g + 1; }
+
+    /// Frees the live slots of `entities` (a whole archetype's rows, destroyed in bulk), in order.
+    void release_all(const Entity* entities, size_t n) noexcept {
+        EntityRecord* const records = records_.data();
+        uint32_t head = free_head_;
+        for (size_t i = 0; i < n; ++i) {
+            const uint32_t index = entities[i].index;
+            EntityRecord& r = records[index];
+            r.archetype = nullptr;
+            r.row = head;
+            r.generation = next_generation(r.generation);
+            head = index;
+        }
+        free_head_ = head;
+        alive_count_ -= n;
+    }
+
     /// The free slots, the next one to be reused last.
     [[nodiscard]] std::vector<uint32_t> free_list() const {
         std::vector<uint32_t> list;
@@ -114,15 +185,16 @@ public:
             free_head_ = slot;
         }
     }
-    /// Forgets every slot: the state of a new world (slot 0 only, empty free list).
+    /// Forgets every slot: the state of a new world (slot 0 only, empty free list, no reservation).
     void reset() noexcept {
         records_.resize(1);
         records_[0] = EntityRecord{};
         free_head_ = 0;
         alive_count_ = 0;
+        reserved_count_ = 0;
     }
-    /// Checks the free list: every free slot is in range, dead and listed once, and free + live + 1
-    /// slots make up the index. `live` is the number of rows found in archetypes.
+    /// Checks the free list: every free slot is in range, dead and listed once, and free + live +
+    /// reserved + 1 slots make up the index. `live` is the number of rows found in archetypes.
     [[nodiscard]] bool check(size_t live) const {
         if (live != alive_count_ || records_.empty() || records_[0].archetype != nullptr) return false;
         size_t free_slots = 0;
@@ -132,7 +204,10 @@ public:
             seen[index] = 1;
             ++free_slots;
         }
-        return free_slots + live + 1 == records_.size();
+        size_t reserved_slots = 0;
+        for (uint32_t i = 1; i < records_.size(); ++i)
+            if (is_reserved(records_[i])) ++reserved_slots;
+        return reserved_slots == reserved_count_ && free_slots + live + reserved_slots + 1 == records_.size();
     }
 
     /// The raw records (serialization and prefabs rebuild them wholesale; see detail::WorldAccess).
@@ -144,6 +219,7 @@ private:
     detail::PodArray<EntityRecord> records_; ///< grown with realloc (no copy into fresh pages)
     uint32_t free_head_ = 0;                 ///< most recently freed slot (0: none)
     size_t alive_count_ = 0;
+    size_t reserved_count_ = 0;              ///< slots taken by reserve(), not yet placed or cancelled
 };
 
 } // namespace ecs

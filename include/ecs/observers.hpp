@@ -108,6 +108,9 @@ public:
     /// True when an on_remove hook exists for one of the types of `mask`.
     [[nodiscard]] bool any_remove_in(const ComponentMask& mask) const noexcept { return (mask & remove_mask_).any(); }
     [[nodiscard]] bool has_remove(ComponentTypeID id) const noexcept { return remove_mask_.test(id); }
+    /// True when an on_add / on_set hook exists for `id` (bulk operations pick their path with it).
+    [[nodiscard]] bool has_add(ComponentTypeID id) const noexcept { return id < ECS_MAX_COMPONENTS && add_mask_.test(id); }
+    [[nodiscard]] bool has_set(ComponentTypeID id) const noexcept { return id < ECS_MAX_COMPONENTS && set_mask_.test(id); }
 
     void fire_on_add(World& w, const EntityIndex& index, Entity e, ComponentTypeID id) {
         if (add_mask_.test(id)) fire(add_, w, index, e, id);

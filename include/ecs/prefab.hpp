@@ -301,11 +301,19 @@ namespace detail {
 struct PrefabAccess {
     template <typename... Os>
     static Entity instantiate(World& world, const Prefab& prefab, Os&&... overrides) {
+        return instantiate_at(world, INVALID_ENTITY, prefab, std::forward<Os>(overrides)...);
+    }
+
+    /// instantiate() at a new slot (`slot` is INVALID_ENTITY) or at the reserved handle `slot`
+    /// (World::DeferredProxy::instantiate; nothing is created when it is no longer reserved).
+    template <typename... Os>
+    static Entity instantiate_at(World& world, Entity slot, const Prefab& prefab, Os&&... overrides) {
         static_assert(distinct_v<Os...>, "instantiate: override types must be distinct");
         if constexpr ((std::is_lvalue_reference_v<Os> || ...)) {
             // Copy first: an argument may refer into a column this call is about to grow.
-            return instantiate(world, prefab, bare_t<Os>(std::forward<Os>(overrides))...);
+            return instantiate_at(world, slot, prefab, bare_t<Os>(std::forward<Os>(overrides))...);
         } else {
+            if (slot != INVALID_ENTITY && !WorldAccess::reserved(world, slot)) return INVALID_ENTITY;
             if (!ECS_CHECK(!WorldAccess::iterating(world),
                            "instantiate: structural change during iteration (use a deferred path)"))
                 return INVALID_ENTITY;
@@ -322,20 +330,21 @@ struct PrefabAccess {
             if (arch == nullptr) return INVALID_ENTITY;
             if (ECS_UNLIKELY(arch->full())) {
                 // The block is about to move, and an rvalue override may live in it: move them out first.
-                return place<Os...>(world, prefab, *arch, ids, extends, bare_t<Os>(std::move(overrides))...);
+                return place<Os...>(world, slot, prefab, *arch, ids, extends, bare_t<Os>(std::move(overrides))...);
             }
-            return place<Os...>(world, prefab, *arch, ids, extends, std::move(overrides)...);
+            return place<Os...>(world, slot, prefab, *arch, ids, extends, std::move(overrides)...);
         }
     }
 
 private:
     /// Spawns the entity in `arch`, constructs defaults and overrides at its row, fires the hooks.
     template <typename... Os, typename... Vs>
-    static Entity place(World& world, const Prefab& prefab, Archetype& arch, const ComponentTypeID* ids,
+    static Entity place(World& world, Entity slot, const Prefab& prefab, Archetype& arch, const ComponentTypeID* ids,
                         const bool* extends, Vs&&... overrides) {
         constexpr size_t N = sizeof...(Os);
         uint32_t row = 0;
-        const Entity e = WorldAccess::spawn(world, arch, row);
+        const Entity e = slot == INVALID_ENTITY ? WorldAccess::spawn(world, arch, row)
+                                                : WorldAccess::spawn_reserved(world, slot, arch, row);
         // Defaults first (those not overridden), then every override, all at `row`. Nothing here
         // calls user code other than constructors, so `arch`'s block cannot move meanwhile.
         for (const Prefab::Entry& entry : prefab.entries_) {
@@ -416,6 +425,26 @@ private:
         if (found != nullptr) hint.store(found->id, std::memory_order_relaxed);
         return found;
     }
+};
+
+/// The deferred instantiate (declared in detail/commands.hpp): a copy of the prefab and the
+/// overrides, instantiated at the flush, at the reserved handle `slot` when there is one.
+template <typename P, typename... Os>
+struct InstantiateCommand {
+    template <typename... Vs>
+    InstantiateCommand(Entity reserved_slot, const P& source, Vs&&... vs)
+        : slot(reserved_slot), prefab(source), overrides(std::forward<Vs>(vs)...) {}
+    void run(World& w) {
+        overrides.apply([&](Os&&... os) { (void)PrefabAccess::instantiate_at(w, slot, prefab, std::move(os)...); });
+        if (slot != INVALID_ENTITY) WorldAccess::cancel_reservation(w, slot); // no-op once created
+    }
+    /// Dropped without running during a flush: the reserved slot is released (see ReservedCreateCommand).
+    void drop(World* w) noexcept {
+        if (w != nullptr && slot != INVALID_ENTITY) WorldAccess::cancel_reservation(*w, slot);
+    }
+    Entity slot;
+    P prefab;
+    ValuesOf<Os...> overrides;
 };
 
 } // namespace detail

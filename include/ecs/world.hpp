@@ -16,6 +16,7 @@
  * | names            | names.hpp              | entity names: name -> entity, entity -> name          |
  * | relations        | relation.hpp, detail/relation_ops.hpp | relationship pairs, both directions    |
  * | commands         | detail/command_queue.hpp, detail/commands.hpp | deferred structural changes    |
+ * | structural ops   | detail/structural.hpp  | multi-type add/remove, emplace, bulk destroy/remove/add |
  *
  * Data flows one way: entity -> record -> archetype -> column.
  *
@@ -66,6 +67,7 @@ T& fallback_object() noexcept {
 
 struct WorldAccess;
 struct RelationOps;
+struct StructuralOps;
 
 } // namespace detail
 
@@ -114,20 +116,7 @@ public:
     template <typename... Ts>
     Entity create_with(Ts&&... components) {
         static_assert(detail::distinct_v<Ts...>, "create_with: component types must be distinct");
-        if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
-            // Copy first: an argument may refer into a column this call is about to grow.
-            return create_with(detail::bare_t<Ts>(std::forward<Ts>(components))...);
-        } else {
-            if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))
-                return INVALID_ENTITY;
-            Archetype* arch = graph_.pack_archetype<detail::bare_t<Ts>...>();
-            if (arch == nullptr) return INVALID_ENTITY;
-            if (ECS_UNLIKELY(arch->full())) {
-                // The block is about to move and an argument may live in it: move the values out first.
-                return place_new<Ts...>(*arch, detail::bare_t<Ts>(std::move(components))...);
-            }
-            return place_new<Ts...>(*arch, std::forward<Ts>(components)...);
-        }
+        return create_in<false>(INVALID_ENTITY, std::forward<Ts>(components)...);
     }
 
     /**
@@ -239,6 +228,13 @@ public:
     [[nodiscard]] bool has(Entity e) const noexcept {
         return alive(e) && entities_[e.index].archetype->has(component_id<T>());
     }
+    /// @brief True when `e` is alive and has every one of `T, U, Ts...` (addition).
+    template <typename T, typename U, typename... Ts>
+    [[nodiscard]] bool has(Entity e) const noexcept {
+        if (!alive(e)) return false;
+        const Archetype& a = *entities_[e.index].archetype;
+        return a.has(component_id<T>()) && a.has(component_id<U>()) && (a.has(component_id<Ts>()) && ...);
+    }
 
     /**
      * @brief Reference to `e`'s `T`. Invalidated by any structural change to `e`'s archetype.
@@ -335,6 +331,59 @@ public:
     void remove(Entity e) {
         remove_id(e, component_id<T>());
     }
+
+    // -- Structural power (addition; defined in detail/structural.hpp, which states the rules) -------
+
+    /**
+     * @brief Adds two or more values in ONE migration: types `e` has are overwritten in place, the
+     *        others constructed in the destination archetype (no intermediate archetype). Hooks fire
+     *        after every value is written, as if added one at a time in argument order: per value
+     *        `on_add` (new types only) then `on_set`; `on_leave`/`on_enter` once. No-op when dead.
+     * @pre No migration during iteration (refused as a whole); pure overwrites are allowed. Types distinct.
+     */
+    template <typename T, typename U, typename... Ts>
+    void add(Entity e, T&& first, U&& second, Ts&&... rest);
+    /**
+     * @brief Removes every one of `T, U, Ts...` that `e` has in ONE migration (absent types ignored):
+     *        `on_leave` once, then `on_remove` per present type in template order, then the move.
+     * @pre Not during iteration when it would remove something (refused).
+     */
+    template <typename T, typename U, typename... Ts>
+    void remove(Entity e);
+    /**
+     * @brief Constructs `T(args...)` in place on `e`: in the destination row when `e` lacks `T` (one
+     *        migration; on_add then on_set), else over the old value (destroyed, then the new one
+     *        constructed in the same slot; on_set). Arguments may refer into the replaced value:
+     *        arithmetic and enum arguments are copied first; other argument lists build the value,
+     *        then move it in.
+     * @pre `e` is alive (asserted; a reference to zeroed static storage is returned and nothing is
+     *      constructed). No migration during iteration (refused likewise).
+     * @return `e`'s `T`, read after the hooks ran.
+     */
+    template <typename T, typename... Args>
+    T& emplace(Entity e, Args&&... args);
+    /// @brief `e`'s `T` (mutable access), emplacing `T(args...)` first when `e` lacks it. @pre as emplace.
+    template <typename T, typename... Args>
+    T& get_or_emplace(Entity e, Args&&... args);
+    /**
+     * @brief Destroys every entity having all `Ts...` and passing `filters` (With / Without);
+     *        `destroy_all()` destroys every entity. Whole archetypes at a time when no hook or query
+     *        observer can fire (O(rows), no per-row migration); otherwise the matching entities are
+     *        collected first and destroyed one by one. @return how many of the matching entities are
+     *        gone afterwards (also those a hook or a destroy_sources cascade destroyed first).
+     * @pre Not during iteration (refused: 0).
+     */
+    template <typename... Ts, typename... Filters>
+    size_t destroy_all(Filters... filters);
+    /// @brief Removes `T` from every entity having it and passing `filters`; whole archetypes moved
+    ///        at a time when no hook can fire. @return how many lost `T`. @pre Not during iteration.
+    template <typename T, typename... Filters>
+    size_t remove_all(Filters... filters);
+    /// @brief Adds a copy of `value` to every entity passing `filters` that lacks `T`; whole
+    ///        archetypes moved at a time when no hook can fire. @return how many gained `T`.
+    /// @pre Not during iteration (refused: 0). `T` is copy-constructible.
+    template <typename T, typename... Filters>
+    size_t add_all(const T& value, Filters... filters);
 
     // ----------------------------------------------------------------------------------------------
     // Queries (query.hpp has the terms, filters and the rules)
@@ -676,6 +725,7 @@ public:
 
 private:
     friend struct detail::WorldAccess;
+    friend struct detail::StructuralOps;
     friend class DeferredProxy;
     friend struct detail::RelationOps;
 
@@ -687,11 +737,44 @@ private:
         return e;
     }
 
-    /// Allocates an entity in `arch` and constructs each component from `values` (pack order `Ts`).
-    template <typename... Ts, typename... Vs>
-    ECS_FORCEINLINE Entity place_new(Archetype& arch, Vs&&... values) {
+    /// Makes the reserved slot `slot` live in a new row of `arch` (components uninitialised).
+    Entity spawn_reserved(Entity slot, Archetype& arch, uint32_t& row) {
+        row = arch.push_entity(slot);
+        entities_.place_reserved(slot.index, &arch, row);
+        return slot;
+    }
+
+    /// create_with, at a new slot (`Reserved` false) or at the reserved handle `slot`.
+    template <bool Reserved, typename... Ts>
+    Entity create_in(Entity slot, Ts&&... components) {
+        if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
+            // Copy first: an argument may refer into a column this call is about to grow.
+            return create_in<Reserved>(slot, detail::bare_t<Ts>(std::forward<Ts>(components))...);
+        } else {
+            if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))
+                return INVALID_ENTITY;
+            Archetype* arch = graph_.pack_archetype<detail::bare_t<Ts>...>();
+            if (arch == nullptr) return INVALID_ENTITY;
+            if (ECS_UNLIKELY(arch->full())) {
+                // The block is about to move and an argument may live in it: move the values out first.
+                return place_new<Reserved, Ts...>(*arch, slot, detail::bare_t<Ts>(std::move(components))...);
+            }
+            return place_new<Reserved, Ts...>(*arch, slot, std::forward<Ts>(components)...);
+        }
+    }
+
+    /// Allocates an entity in `arch` (or places the reserved `slot`) and constructs each component
+    /// from `values` (pack order `Ts`).
+    template <bool Reserved, typename... Ts, typename... Vs>
+    ECS_FORCEINLINE Entity place_new(Archetype& arch, Entity slot, Vs&&... values) {
         uint32_t row = 0;
-        const Entity e = spawn(arch, row);
+        Entity e;
+        if constexpr (Reserved) {
+            e = spawn_reserved(slot, arch, row);
+        } else {
+            (void)slot;
+            e = spawn(arch, row);
+        }
         (construct_at<detail::bare_t<Ts>>(arch, row, std::forward<Vs>(values)), ...);
         if (ECS_UNLIKELY(observers_.any_add())) (observers_.fire_on_add(*this, entities_, e, component_id<Ts>()), ...);
         if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, nullptr); // [change]
@@ -906,6 +989,26 @@ struct WorldAccess {
     /// Allocates a slot and appends a row for it in `arch`. The row's non-tag columns are
     /// UNINITIALISED: construct every one of them before any other world call.
     static Entity spawn(World& w, Archetype& arch, uint32_t& row) { return w.spawn(arch, row); }
+    /// Makes the reserved slot `slot` live in a new row of `arch` (prefab.hpp; same contract as spawn).
+    static Entity spawn_reserved(World& w, Entity slot, Archetype& arch, uint32_t& row) {
+        return w.spawn_reserved(slot, arch, row);
+    }
+    /// True when `slot` is reserved (deferred creation pending) in `w`.
+    static bool reserved(const World& w, Entity slot) noexcept { return w.entities_.reserved(slot); }
+    /// Slots reserved for deferred creations (snapshots and clones treat them as freed: the queue
+    /// that would create them is not part of either).
+    static std::vector<uint32_t> reserved_slots(const World& w) { return w.entities_.reserved_slots(); }
+    static size_t reserved_count(const World& w) noexcept { return w.entities_.reserved_count(); }
+    /// Creates the entity of a deferred create / create_with at its reserved handle; INVALID_ENTITY
+    /// (nothing created) when `slot` is no longer reserved or the creation is refused.
+    template <typename... Ts>
+    static Entity create_reserved(World& w, Entity slot, Ts&&... values) {
+        if (!w.entities_.reserved(slot)) return INVALID_ENTITY;
+        const Entity e = w.create_in<true>(slot, std::forward<Ts>(values)...);
+        return e;
+    }
+    /// Frees a reserved slot (generation bumped); no-op when it is not reserved.
+    static void cancel_reservation(World& w, Entity slot) noexcept { w.entities_.cancel_reservation(slot); }
     /// Runs the on_add hooks of component `id` for `e` (no-op when none are registered).
     static void fire_on_add(World& w, Entity e, ComponentTypeID id) {
         if (w.observers_.any_add()) w.observers_.fire_on_add(w, w.entities_, e, id);
@@ -963,3 +1066,6 @@ inline bool World::check_invariants() const {
 #include "detail/commands.hpp" // World::DeferredProxy and the commands it records
 #include "detail/clone.hpp"    // World::clone
 #include "detail/relation_ops.hpp" // [relations] World::relate and the rest, the destroy path
+#include "detail/commands.hpp"   // World::DeferredProxy and the commands it records
+#include "detail/clone.hpp"      // World::clone
+#include "detail/structural.hpp" // multi-type add/remove, emplace, bulk operations

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 #include "../world.hpp"
 #include "message.hpp"
@@ -45,7 +46,17 @@ struct WorldCloner {
         out_records.assign(records.data(), records.size()); // generations and free links included
         for (EntityRecord& r : out_records)
             if (r.archetype != nullptr) r.archetype = copies[r.archetype->id];
-        WorldAccess::set_free_list(out, WorldAccess::free_list(src));
+        // Slots reserved for deferred creations are freed in the copy (generation bumped, reused
+        // last): the queue that would create them is not copied.
+        std::vector<uint32_t> free_list = WorldAccess::reserved_slots(src);
+        for (uint32_t slot : free_list) {
+            EntityRecord& r = out_records[slot];
+            r.row = 0;
+            r.generation = EntityIndex::next_generation(r.generation);
+        }
+        const std::vector<uint32_t> freed = WorldAccess::free_list(src);
+        free_list.insert(free_list.end(), freed.begin(), freed.end());
+        WorldAccess::set_free_list(out, free_list);
         WorldAccess::alive_count(out) = src.count();
         WorldAccess::names(out).copy_from(WorldAccess::names(src));
         WorldAccess::relations(out).copy_from(WorldAccess::relations(src)); // [relations] the pairs, both directions

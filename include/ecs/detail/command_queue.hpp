@@ -8,6 +8,9 @@
  * stays valid) and no record needs a relocation function. Pages are kept after a flush and reused.
  *
  * The queue knows nothing of the World: a record's run function receives an opaque context pointer.
+ * A payload with a `drop(Context*)` member is told when it is destroyed WITHOUT having run: with the
+ * context of the flush when records are dropped during one (a command threw, or clear() was called by
+ * a running command), with nullptr otherwise (the queue is cleared or destroyed, its owner with it).
  */
 #pragma once
 
@@ -26,8 +29,8 @@ class CommandQueue {
 public:
     /// Executes the command in `payload` against `context`, then destroys the payload.
     using RunFn = void (*)(void* context, void* payload);
-    /// Destroys the payload without executing it.
-    using DropFn = void (*)(void* payload) noexcept;
+    /// Destroys the payload without executing it; `context` is the running flush's, or nullptr.
+    using DropFn = void (*)(void* context, void* payload) noexcept;
 
     static constexpr size_t PAGE_BYTES = 16 * 1024;
 
@@ -66,8 +69,9 @@ public:
     void emplace(Args&&... args) {
         static_assert(std::is_nothrow_destructible_v<P>, "command payloads must have a noexcept destructor");
         void* mem = nullptr;
-        if (ECS_LIKELY(!pages_.empty())) mem = try_place(pages_[current_], sizeof(P), alignof(P), &run_thunk<Context, P>, &drop_thunk<P>);
-        if (ECS_UNLIKELY(mem == nullptr)) mem = allocate(sizeof(P), alignof(P), &run_thunk<Context, P>, &drop_thunk<P>);
+        if (ECS_LIKELY(!pages_.empty()))
+            mem = try_place(pages_[current_], sizeof(P), alignof(P), &run_thunk<Context, P>, &drop_thunk<Context, P>);
+        if (ECS_UNLIKELY(mem == nullptr)) mem = allocate(sizeof(P), alignof(P), &run_thunk<Context, P>, &drop_thunk<Context, P>);
         ::new (mem) P(std::forward<Args>(args)...);
         ++count_;
     }
@@ -80,13 +84,15 @@ public:
     void run_all(void* context) {
         if (running_) return;
         running_ = true;
+        run_context_ = context;
         // If a command (or a hook it fires) throws, the records not yet run are dropped and the queue
         // is reset, so it stays usable and leaks nothing.
         struct Unwind {
             CommandQueue& q;
             ~Unwind() {
-                if (q.running_) q.drop_from(q.run_page_, q.run_offset_);
+                if (q.running_) q.drop_from(q.run_page_, q.run_offset_, q.run_context_);
                 q.running_ = false;
+                q.run_context_ = nullptr;
             }
         } unwind{*this};
         for (run_page_ = 0; run_page_ < pages_.size() && run_page_ <= current_; ++run_page_) {
@@ -101,6 +107,7 @@ public:
         }
         reset();
         running_ = false;
+        run_context_ = nullptr;
     }
 
     /**
@@ -110,10 +117,10 @@ public:
      */
     void clear() noexcept {
         if (!running_) {
-            drop_from(0, 0);
+            drop_from(0, 0, nullptr);
             return;
         }
-        drop_range(run_page_, run_offset_);
+        drop_range(run_page_, run_offset_, run_context_);
         pages_[run_page_].used = run_offset_;
         for (size_t p = run_page_ + 1; p < pages_.size(); ++p) pages_[p].used = 0;
         current_ = run_page_;
@@ -129,20 +136,20 @@ public:
 
 private:
     /// Destroys the payloads of every record from (page, offset) on, then resets the queue.
-    void drop_from(size_t first_page, size_t first_offset) noexcept {
-        drop_range(first_page, first_offset);
+    void drop_from(size_t first_page, size_t first_offset, void* context) noexcept {
+        drop_range(first_page, first_offset, context);
         reset();
     }
 
     /// Destroys the payloads of every record from (page, offset) on; the bookkeeping is the caller's.
-    void drop_range(size_t first_page, size_t first_offset) noexcept {
+    void drop_range(size_t first_page, size_t first_offset, void* context) noexcept {
         for (size_t p = first_page; p < pages_.size() && p <= current_; ++p) {
             const size_t start = align_offset(pages_[p].memory, 0, alignof(Header));
             size_t offset = p == first_page && first_offset > start ? first_offset : start;
             while (offset < pages_[p].used) {
                 uint8_t* base = pages_[p].memory;
                 const Header header = *reinterpret_cast<Header*>(base + offset);
-                header.drop(base + header.payload);
+                header.drop(context, base + header.payload);
                 offset = header.next;
             }
         }
@@ -172,9 +179,18 @@ private:
         } guard{static_cast<P*>(payload)};
         guard.p->run(*static_cast<Context*>(context));
     }
-    template <typename P>
-    static void drop_thunk(void* payload) noexcept {
-        static_cast<P*>(payload)->~P();
+    template <typename P, typename Context, typename = void>
+    struct HasDrop : std::false_type {};
+    template <typename P, typename Context>
+    struct HasDrop<P, Context, std::void_t<decltype(std::declval<P&>().drop(static_cast<Context*>(nullptr)))>>
+        : std::true_type {};
+
+    template <typename Context, typename P>
+    static void drop_thunk(void* context, void* payload) noexcept {
+        P* p = static_cast<P*>(payload);
+        if constexpr (HasDrop<P, Context>::value) p->drop(static_cast<Context*>(context));
+        else (void)context;
+        p->~P();
     }
 
     /// `offset` advanced so that `base + offset` is a multiple of `align` (a power of two).
@@ -244,6 +260,7 @@ private:
     bool running_ = false;
     size_t run_page_ = 0;   ///< position of the next record to run, while running
     size_t run_offset_ = 0;
+    void* run_context_ = nullptr; ///< the running flush's context (what drops during it receive)
 };
 
 } // namespace ecs::detail

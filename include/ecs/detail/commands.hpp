@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 #include "../world.hpp"
@@ -17,6 +18,8 @@
 
 namespace ecs {
 
+
+class Prefab;
 
 namespace detail {
 
@@ -42,29 +45,38 @@ struct RemoveCommand {
     Entity e;
 };
 
-/// One value of a CreateCommand (the index tells equal types apart).
+/// One value of a ValuePack (the index tells equal types apart).
 template <size_t I, typename T>
-struct CreateValue {
+struct PackValue {
     template <typename V>
-    explicit CreateValue(V&& v) : value(std::forward<V>(v)) {}
+    explicit PackValue(V&& v) : value(std::forward<V>(v)) {}
     T value;
 };
 
+/// Values recorded for a command, each constructed in place; `apply(f)` calls `f(values&&...)`.
 template <typename Indices, typename... Ts>
-struct CreateValues;
+struct ValuePack;
 template <size_t... Is, typename... Ts>
-struct CreateValues<std::index_sequence<Is...>, Ts...> : CreateValue<Is, Ts>... {
+struct ValuePack<std::index_sequence<Is...>, Ts...> : PackValue<Is, Ts>... {
     template <typename... Vs>
-    explicit CreateValues(Vs&&... vs) : CreateValue<Is, Ts>(std::forward<Vs>(vs))... {}
-    void create(World& w) { (void)w.create_with(std::move(static_cast<CreateValue<Is, Ts>&>(*this).value)...); }
+    explicit ValuePack(Vs&&... vs) : PackValue<Is, Ts>(std::forward<Vs>(vs))... {}
+    template <typename F>
+    decltype(auto) apply(F&& f) {
+        return f(std::move(static_cast<PackValue<Is, Ts>&>(*this).value)...);
+    }
 };
+template <typename... Ts>
+using ValuesOf = ValuePack<std::index_sequence_for<Ts...>, Ts...>;
 
+/// CommandBuffer::create_with: a new entity at the flush (no handle before).
 template <typename... Ts>
 struct CreateCommand {
     template <typename... Vs>
     explicit CreateCommand(Vs&&... vs) : values(std::forward<Vs>(vs)...) {}
-    void run(World& w) { values.create(w); }
-    CreateValues<std::index_sequence_for<Ts...>, Ts...> values;
+    void run(World& w) {
+        values.apply([&](Ts&&... vs) { (void)w.create_with(std::move(vs)...); });
+    }
+    ValuesOf<Ts...> values;
 };
 
 // ---- [relations] begin: relationship commands ---------------------------------------------------
@@ -96,6 +108,73 @@ struct UnrelateAllCommand {
 };
 
 // ---- [relations] end ---------------------------------------------------------------------------
+/// DeferredProxy::create / create_with: creates the entity at the handle reserved when recording.
+/// If the creation cannot happen (refused, or dropped unflushed during a flush) the reservation is
+/// cancelled: the slot is freed with its generation bumped, and the handle never becomes alive.
+template <typename... Ts>
+struct ReservedCreateCommand {
+    template <typename... Vs>
+    explicit ReservedCreateCommand(Entity slot, Vs&&... vs) : e(slot), values(std::forward<Vs>(vs)...) {}
+    void run(World& w) {
+        values.apply([&](Ts&&... vs) { (void)WorldAccess::create_reserved(w, e, std::move(vs)...); });
+        WorldAccess::cancel_reservation(w, e); // no-op once created
+    }
+    /// Dropped without running: during a flush of `w` the slot is released; with no world (the queue
+    /// dies with its world, or is replaced with it) there is nothing left to release.
+    void drop(World* w) noexcept {
+        if (w != nullptr) WorldAccess::cancel_reservation(*w, e);
+    }
+    Entity e;
+    ValuesOf<Ts...> values;
+};
+
+/// add(e, a, b, ...) with two or more values: one migration at the flush.
+template <typename... Ts>
+struct AddManyCommand {
+    template <typename... Vs>
+    explicit AddManyCommand(Entity target, Vs&&... vs) : e(target), values(std::forward<Vs>(vs)...) {}
+    void run(World& w) {
+        values.apply([&](Ts&&... vs) { w.add(e, std::move(vs)...); });
+    }
+    Entity e;
+    ValuesOf<Ts...> values;
+};
+
+template <typename... Ts>
+struct RemoveManyCommand {
+    explicit RemoveManyCommand(Entity target) noexcept : e(target) {}
+    void run(World& w) { w.remove<Ts...>(e); }
+    Entity e;
+};
+
+/// emplace<T>(e, args...): the arguments are kept (decayed: copied from lvalues, moved from rvalues)
+/// and T is constructed from them at the flush, in place. No-op when `e` is dead by then.
+template <typename T, typename... Args>
+struct EmplaceCommand {
+    template <typename... Vs>
+    explicit EmplaceCommand(Entity target, Vs&&... vs) : e(target), args(std::forward<Vs>(vs)...) {}
+    void run(World& w) {
+        if (!w.alive(e)) return;
+        args.apply([&](Args&&... as) { (void)w.template emplace<T>(e, std::move(as)...); });
+    }
+    Entity e;
+    ValuesOf<Args...> args;
+};
+
+/// call(fn): `fn(World&)` at its place in the queue.
+template <typename F>
+struct CallCommand {
+    template <typename G>
+    explicit CallCommand(G&& g) : fn(std::forward<G>(g)) {}
+    void run(World& w) { fn(w); }
+    F fn;
+};
+
+/// instantiate(prefab, overrides...): holds a copy of the prefab (the original may die before the
+/// flush). Defined in prefab.hpp, where Prefab is complete; `slot` is the reserved handle
+/// (DeferredProxy) or INVALID_ENTITY (CommandBuffer: a new slot at the flush).
+template <typename P, typename... Os>
+struct InstantiateCommand;
 
 /// Records the structural API into a CommandQueue. Shared by DeferredProxy and CommandBuffer.
 struct CommandRecorder {
@@ -104,9 +183,31 @@ struct CommandRecorder {
     static void add(CommandQueue& q, Entity e, T&& value) {
         q.emplace<World, AddCommand<bare_t<T>>>(e, std::forward<T>(value));
     }
+    template <typename... Ts>
+    static void add_many(CommandQueue& q, Entity e, Ts&&... values) {
+        static_assert(distinct_v<Ts...>, "add(e, values...): component types must be distinct");
+        q.emplace<World, AddManyCommand<bare_t<Ts>...>>(e, std::forward<Ts>(values)...);
+    }
     template <typename T>
     static void remove(CommandQueue& q, Entity e) {
         q.emplace<World, RemoveCommand<bare_t<T>>>(e);
+    }
+    template <typename... Ts>
+    static void remove_many(CommandQueue& q, Entity e) {
+        static_assert(distinct_v<Ts...>, "remove<Ts...>(e): component types must be distinct");
+        q.emplace<World, RemoveManyCommand<bare_t<Ts>...>>(e);
+    }
+    template <typename T, typename... Args>
+    static void emplace(CommandQueue& q, Entity e, Args&&... args) {
+        static_assert(std::is_same_v<T, bare_t<T>>, "emplace<T>: T must be a component type (no cv, no reference)");
+        static_assert(std::is_constructible_v<T, std::decay_t<Args>&&...>,
+                      "emplace<T>(e, args...): T must be constructible from the (decayed) arguments");
+        q.emplace<World, EmplaceCommand<T, std::decay_t<Args>...>>(e, std::forward<Args>(args)...);
+    }
+    template <typename F>
+    static void call(CommandQueue& q, F&& fn) {
+        static_assert(std::is_invocable_v<std::decay_t<F>&, World&>, "call(fn): fn must be callable as fn(World&)");
+        q.emplace<World, CallCommand<std::decay_t<F>>>(std::forward<F>(fn));
     }
     template <typename... Ts>
     static void create_with(CommandQueue& q, Ts&&... values) {
@@ -126,6 +227,17 @@ struct CommandRecorder {
     static void unrelate_all(CommandQueue& q, Entity source) {
         q.emplace<World, UnrelateAllCommand<R>>(source);
     }
+    template <typename... Ts>
+    static void create_reserved(CommandQueue& q, Entity slot, Ts&&... values) {
+        static_assert(distinct_v<Ts...>, "create_with: component types must be distinct");
+        q.emplace<World, ReservedCreateCommand<bare_t<Ts>...>>(slot, std::forward<Ts>(values)...);
+    }
+    template <typename P, typename... Os>
+    static void instantiate(CommandQueue& q, Entity slot, const P& prefab, Os&&... overrides) {
+        static_assert(std::is_same_v<P, Prefab>, "instantiate: the first argument must be an ecs::Prefab");
+        static_assert(distinct_v<Os...>, "instantiate: override types must be distinct");
+        q.emplace<World, InstantiateCommand<P, bare_t<Os>...>>(slot, prefab, std::forward<Os>(overrides)...);
+    }
 };
 
 } // namespace detail
@@ -134,8 +246,14 @@ struct CommandRecorder {
  * @brief Records structural changes into the world's deferred queue instead of executing them.
  *
  * Same structural API as World; every call returns at once, does no heap allocation once the queue's
- * pages have grown, and takes effect at World::flush_deferred(), in recording order. A command whose
- * entity is dead by then is a no-op (its payload is still destroyed).
+ * pages have grown (instantiate copies its prefab), and takes effect at World::flush_deferred(), in
+ * recording order. A command whose entity is dead by then is a no-op (its payload is still destroyed).
+ *
+ * create(), create_with() and instantiate() return the new entity's handle at once (addition): its
+ * slot is reserved now. The handle is not alive until the flush creates the entity at exactly that
+ * handle; commands recorded for it meanwhile apply after it exists, in recording order. If its
+ * command is dropped without running, the slot is freed with its generation bumped (the handle
+ * never becomes alive).
  */
 class World::DeferredProxy {
 public:
@@ -152,15 +270,57 @@ public:
     void add(Entity e) {
         add(e, T{});
     }
+    /// Records add(e, a, b, ...): one migration at the flush (addition).
+    template <typename T, typename U, typename... Ts>
+    void add(Entity e, T&& first, U&& second, Ts&&... rest) {
+        detail::CommandRecorder::add_many(world_->deferred_, e, std::forward<T>(first), std::forward<U>(second),
+                                          std::forward<Ts>(rest)...);
+    }
     /// Records remove<T>(e).
     template <typename T>
     void remove(Entity e) {
         detail::CommandRecorder::remove<T>(world_->deferred_, e);
     }
-    /// Records create_with(values...). Returns nothing: the entity exists only after the flush.
+    /// Records remove<A, B, ...>(e): one migration at the flush (addition).
+    template <typename T, typename U, typename... Ts>
+    void remove(Entity e) {
+        detail::CommandRecorder::remove_many<T, U, Ts...>(world_->deferred_, e);
+    }
+    /// Records emplace<T>(e, args...) (addition): the arguments are copied or moved into the queue
+    /// now and `T` is constructed from them in place at the flush; no-op if `e` is dead by then.
+    template <typename T, typename... Args>
+    void emplace(Entity e, Args&&... args) {
+        detail::CommandRecorder::emplace<T>(world_->deferred_, e, std::forward<Args>(args)...);
+    }
+    /// Records `fn(World&)`, run at its place in the queue at the flush (addition).
+    template <typename F>
+    void call(F&& fn) {
+        detail::CommandRecorder::call(world_->deferred_, std::forward<F>(fn));
+    }
+    /// Records create() and returns the entity's handle now (addition; alive after the flush).
+    Entity create() {
+        const Entity e = world_->entities_.reserve();
+        detail::CommandRecorder::create_reserved(world_->deferred_, e);
+        return e;
+    }
+    /// Records create_with(values...) and returns the entity's handle now (addition: the spec's
+    /// form returned nothing; the entity is alive after the flush).
     template <typename... Ts>
-    void create_with(Ts&&... values) {
-        detail::CommandRecorder::create_with(world_->deferred_, std::forward<Ts>(values)...);
+    Entity create_with(Ts&&... values) {
+        static_assert(detail::distinct_v<Ts...>, "create_with: component types must be distinct");
+        const Entity e = world_->entities_.reserve();
+        detail::CommandRecorder::create_reserved(world_->deferred_, e, std::forward<Ts>(values)...);
+        return e;
+    }
+    /// Records instantiate(prefab, overrides...) and returns the entity's handle now (addition). The
+    /// prefab is copied into the queue (it may be destroyed before the flush). Needs ecs/prefab.hpp.
+    template <typename P, typename... Os>
+    Entity instantiate(const P& prefab, Os&&... overrides) {
+        static_assert(std::is_same_v<P, Prefab>, "DeferredProxy::instantiate: the first argument must be an ecs::Prefab");
+        static_assert(detail::distinct_v<Os...>, "instantiate: override types must be distinct");
+        const Entity e = world_->entities_.reserve();
+        detail::CommandRecorder::instantiate(world_->deferred_, e, prefab, std::forward<Os>(overrides)...);
+        return e;
     }
     // ---- [relations] ----
     /// Records relate<R>(source, target); at flush a no-op when either is dead by then.

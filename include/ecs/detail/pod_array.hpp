@@ -72,6 +72,12 @@ public:
     }
     /// @pre size() < capacity()
     void push_back_unchecked(const T& value) noexcept { data_[size_++] = value; }
+    /// Appends the `n` values at `first` (which must not lie in this array).
+    void append(const T* first, size_t n) {
+        if (size_ + n > capacity_) grow_to(size_ + n);
+        if (n != 0) std::memcpy(data_ + size_, first, n * sizeof(T));
+        size_ += n;
+    }
     /// @pre !empty()
     void pop_back() noexcept { --size_; }
     /// Replaces the contents with the `n` values at `first`.

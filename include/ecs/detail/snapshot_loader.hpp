@@ -624,7 +624,13 @@ namespace detail {
 inline void write_snapshot(const World& world, std::ostream& out, uint32_t version) {
     const auto& archetypes = WorldAccess::archetypes(world);
     const auto& records = WorldAccess::records(world);
-    const auto& free_list = WorldAccess::free_list(world);
+    // [structural] Slots reserved for deferred creations are written as freed (generation bumped) at
+    // the bottom of the free list: the queue that would create them is not part of a snapshot.
+    std::vector<uint32_t> free_list = WorldAccess::reserved_slots(world);
+    {
+        const std::vector<uint32_t> freed = WorldAccess::free_list(world);
+        free_list.insert(free_list.end(), freed.begin(), freed.end());
+    }
 
     // [relations] The relationship types holding pairs, named (their tags get names here too).
     RelationSectionPlan relation_plan;
@@ -787,7 +793,9 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
     uint32_t generations[1024];
     for (size_t i = 0; i < records.size();) {
         size_t k = 0;
-        for (; k < 1024 && i < records.size(); ++k, ++i) generations[k] = records[i].generation;
+        for (; k < 1024 && i < records.size(); ++k, ++i)
+            generations[k] = EntityIndex::is_reserved(records[i]) ? EntityIndex::next_generation(records[i].generation)
+                                                                  : records[i].generation;
         w.u32_array(generations, k);
     }
     w.u32(static_cast<uint32_t>(free_list.size()));
@@ -883,6 +891,13 @@ inline DeserializeResult deserialize(World& world, std::istream& in) {
     if (!ECS_CHECK(world.count() == 0, "deserialize: target world must have no live entities")) {
         refused.error = DeserializeError::target_not_empty;
         refused.message = "deserialize: target world has live entities";
+        return refused;
+    }
+    // [structural] A pending deferred create holds a reserved slot that loading would hand out again.
+    if (!ECS_CHECK(WorldAccess::reserved_count(world) == 0,
+                   "deserialize: target world has handles reserved by deferred creations (flush_deferred() first)")) {
+        refused.error = DeserializeError::target_not_empty;
+        refused.message = "deserialize: target world has pending deferred creations";
         return refused;
     }
     std::streambuf* source = in.rdbuf();

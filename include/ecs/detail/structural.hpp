@@ -1,0 +1,513 @@
+/**
+ * @file ecs/detail/structural.hpp
+ * @brief Structural power (addition): multi-type add and remove in one migration, emplace, and bulk
+ *        destroy / remove / add over whole archetypes. Defines the World members declared in the
+ *        "Structural power" section of world.hpp; included at the end of world.hpp.
+ *
+ * The floors are the usual ones: the archetype graph computes a multi-type destination once per
+ * (source archetype, pack) and caches it (ArchetypeGraph::pack_target, no intermediate archetype);
+ * the archetype moves rows (push_entity + move_row_into for one row, append_rows_to for all of
+ * them); the entity index takes the records. This room orders those steps and the hooks.
+ *
+ * Rules (SPEC addition, see notes/structural.md):
+ * - `add(e, a, b, ...)`: every value is written before any hook runs. New types are constructed in
+ *   the destination row and existing ones overwritten in place while the source rows have not moved
+ *   yet, so an argument that refers into the world is read while still valid (when the destination
+ *   block must grow, the values are moved out first). Then, per value in argument order: `on_add`
+ *   (new types) and `on_set`. `on_leave` fires once before, `on_enter` once after.
+ * - `remove<A, B, ...>(e)`: `on_leave` once, `on_remove` per present type in template order, then
+ *   one migration, `on_enter` once.
+ * - `emplace<T>(e, args...)`: T is constructed from `args` directly in its final place. Replacing an
+ *   existing T destroys it and constructs the new one in the same slot; as an argument may refer into
+ *   the old value (or memory it owns), arithmetic and enum arguments are copied before the destruction, and any
+ *   other argument list builds the new value first and moves it in (one move).
+ * - Bulk operations take whole archetypes at a time when no hook or query observer can fire for
+ *   what they do; otherwise they collect the matching entities first (archetype order, row order)
+ *   and apply the single-entity operation to each that still qualifies, so hooks fire exactly as if
+ *   the user had written the loop. Entities created by those hooks are not included.
+ *
+ * Thread-safety: as World (one writer at a time).
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../world.hpp"
+
+namespace ecs {
+namespace detail {
+
+/// The structural room: World's multi-type, emplace and bulk operations (friend of World).
+struct StructuralOps {
+    // -- multi-type add -------------------------------------------------------------------------------
+
+    /// add(e, values...) with bare `Ts` and values the call may move from.
+    template <typename... Ts>
+    static void add_many(World& w, Entity e, Ts&... values) {
+        if (!w.alive(e)) return;
+        Archetype* src = w.entities_[e.index].archetype;
+        if (ECS_UNLIKELY(w.iterating())) { // only a pure overwrite is allowed; a refusal creates nothing
+            if ((src->has(component_id<Ts>()) && ...)) overwrite_many(w, e, values...);
+            else (void)ECS_CHECK(false, detailed_message("World::add: structural change during iteration (use deferred())",
+                                                   type_name<first_t<Ts...>>(), e));
+            return;
+        }
+        Archetype* dst = w.graph_.template pack_target<AddPack, Ts...>(*src);
+        if (dst == nullptr) return;
+        if (dst == src) {
+            overwrite_many(w, e, values...);
+            return;
+        }
+        if (ECS_UNLIKELY(w.observers_.any_query())) {
+            w.observers_.fire_leave(w, w.entities_, e, &dst->mask);
+            if (!w.alive(e) || w.entities_[e.index].archetype != src) return;
+        }
+        if (ECS_UNLIKELY(dst->full())) {
+            // The destination block moves on the next row and a value may live in it: take them out.
+            place_taken<Ts...>(w, e, *src, *dst, std::move(values)...);
+            return;
+        }
+        place_many(w, e, *src, *dst, values...);
+    }
+
+    template <typename T, typename...>
+    struct First {
+        using type = T;
+    };
+    template <typename... Ts>
+    using first_t = typename First<Ts...>::type;
+
+    template <typename... Ts>
+    ECS_NOINLINE static void place_taken(World& w, Entity e, Archetype& src, Archetype& dst, Ts... values) {
+        place_many(w, e, src, dst, values...);
+    }
+
+    /// One migration of `e` from `src` to `dst`, writing every value before the source rows move.
+    template <typename... Ts>
+    static void place_many(World& w, Entity e, Archetype& src, Archetype& dst, Ts&... values) {
+        constexpr size_t N = sizeof...(Ts);
+        static_assert(N < 32, "World::add(e, values...): at most 31 values in one call");
+        const ComponentTypeID ids[N] = {component_id<Ts>()...};
+        // Usually every type is new: `dst` then has exactly N columns more (one compare, no lookups).
+        const bool all_fresh = dst.columns.size() == src.columns.size() + N;
+        const uint32_t src_row = w.entities_[e.index].row;
+        const uint32_t dst_row = dst.push_entity(e);
+        uint32_t fresh = (1u << N) - 1; // bit i: the i-th value's type is new
+        if (ECS_LIKELY(all_fresh)) {
+            (construct_fresh<Ts>(dst, dst_row, values), ...);
+        } else {
+            fresh = 0;
+            for (size_t i = 0; i < N; ++i) fresh |= src.has(ids[i]) ? 0u : 1u << i;
+            size_t k = 0;
+            (put<Ts>(src, src_row, dst, dst_row, (fresh >> k++) & 1u, values), ...);
+        }
+        const Entity filled = src.move_row_into(src_row, dst, dst_row);
+        if (filled != INVALID_ENTITY) w.entities_[filled.index].row = src_row;
+        EntityRecord& rec = w.entities_[e.index]; // no entity was created: the records did not move
+        rec.archetype = &dst;
+        rec.row = dst_row;
+        if (ECS_UNLIKELY(dst.ticks.active()))
+            for (size_t i = 0; i < N; ++i)
+                if (!((fresh >> i) & 1u)) dst.touch(ids[i], dst_row); // an overwrite is a change
+        if (ECS_UNLIKELY(w.observers_.any_add() || w.observers_.any_set()))
+            for (size_t i = 0; i < N; ++i) {
+                if (((fresh >> i) & 1u) && w.observers_.any_add()) w.observers_.fire_on_add(w, w.entities_, e, ids[i]);
+                if (w.observers_.any_set()) w.observers_.fire_on_set(w, w.entities_, e, ids[i]);
+            }
+        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.entities_, e, &src.mask);
+    }
+
+    /// Constructs a value of a type the entity did not have at the destination row.
+    template <typename T>
+    ECS_FORCEINLINE static void construct_fresh(Archetype& dst, uint32_t dst_row, T& value) {
+        if constexpr (!is_tag_v<T>) {
+            ::new (static_cast<void*>(reinterpret_cast<T*>(dst.column(component_id<T>()).data) + dst_row)) T(std::move(value));
+        } else {
+            (void)dst;
+            (void)dst_row;
+            (void)value;
+        }
+    }
+
+    /// Writes one value: constructed at the destination row (new type) or over the old value at the
+    /// source row (which the migration then carries along).
+    template <typename T>
+    static void put(Archetype& src, uint32_t src_row, Archetype& dst, uint32_t dst_row, bool fresh, T& value) {
+        if constexpr (!is_tag_v<T>) {
+            const ComponentTypeID id = component_id<T>();
+            if (fresh) {
+                ::new (dst.column(id).at(dst_row)) T(std::move(value));
+            } else {
+                replace_value(static_cast<T*>(src.column(id).at(src_row)), value);
+            }
+        } else {
+            (void)src;
+            (void)src_row;
+            (void)dst;
+            (void)dst_row;
+            (void)fresh;
+            (void)value;
+        }
+    }
+
+    template <typename T>
+    static void replace_value(T* old, T& value) {
+        if (old == &value) return; // add(e, std::move(get<T>(e)), ...): already in place
+        old->~T();
+        ::new (static_cast<void*>(old)) T(std::move(value));
+    }
+
+    /// add(e, values...) where `e` has every type: overwrites in place (allowed during iteration).
+    template <typename... Ts>
+    static void overwrite_many(World& w, Entity e, Ts&... values) {
+        const EntityRecord& r = w.entities_[e.index];
+        Archetype& a = *r.archetype;
+        const uint32_t row = r.row;
+        (overwrite_one<Ts>(a, row, values), ...);
+        if (ECS_UNLIKELY(w.graph_.any_tracked())) (w.touch(e, component_id<Ts>()), ...);
+        if (ECS_UNLIKELY(w.observers_.any_set())) (w.observers_.fire_on_set(w, w.entities_, e, component_id<Ts>()), ...);
+    }
+    template <typename T>
+    static void overwrite_one(Archetype& a, uint32_t row, T& value) {
+        if constexpr (!is_tag_v<T>) {
+            replace_value(static_cast<T*>(a.column(component_id<T>()).at(row)), value);
+        } else {
+            (void)a;
+            (void)row;
+            (void)value;
+        }
+    }
+
+    // -- multi-type remove ----------------------------------------------------------------------------
+
+    template <typename... Ts>
+    static void remove_many(World& w, Entity e) {
+        if (!w.alive(e)) return;
+        Archetype* src = w.entities_[e.index].archetype;
+        if (ECS_UNLIKELY(w.iterating())) { // removing nothing is allowed; a refusal creates nothing
+            if ((src->has(component_id<Ts>()) || ...))
+                (void)ECS_CHECK(false, detailed_message("World::remove: structural change during iteration (use deferred())",
+                                                  type_name<first_t<Ts...>>(), e));
+            return;
+        }
+        Archetype* dst = w.graph_.template pack_target<RemovePack, Ts...>(*src);
+        if (dst == src || dst == nullptr) return; // none of them present
+        const bool hooks = w.observers_.any_query() || w.observers_.any_remove();
+        if (ECS_UNLIKELY(hooks)) {
+            if (!remove_hooks(w, e, dst, {component_id<Ts>()...})) return;
+            src = w.entities_[e.index].archetype; // a hook may have moved `e`: start from where it is
+            dst = w.graph_.template pack_target<RemovePack, Ts...>(*src);
+            if (dst == src || dst == nullptr) return;
+        }
+        w.migrate(w.entities_[e.index], e, *src, *dst);
+        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.entities_, e, &src->mask);
+    }
+
+    /// on_leave once, then on_remove per type `e` still has, in `ids` order. False when `e` died.
+    template <size_t N>
+    ECS_NOINLINE static bool remove_hooks(World& w, Entity e, const Archetype* dst, const ComponentTypeID (&ids)[N]) {
+        if (w.observers_.any_query()) {
+            w.observers_.fire_leave(w, w.entities_, e, &dst->mask);
+            if (!w.alive(e)) return false;
+        }
+        if (w.observers_.any_remove())
+            for (size_t i = 0; i < N; ++i) {
+                if (!w.observers_.has_remove(ids[i]) || !w.entities_[e.index].archetype->has(ids[i])) continue;
+                w.observers_.fire_on_remove(w, w.entities_, e, ids[i]);
+                if (!w.alive(e)) return false;
+            }
+        return true;
+    }
+
+    // -- emplace --------------------------------------------------------------------------------------
+
+    template <typename T, typename... Args>
+    static T& emplace(World& w, Entity e, Args&&... args) {
+        if (!ECS_CHECK(w.alive(e), entity_message("World::emplace", type_name<T>(), e, "is not alive")))
+            return fallback_object<T>();
+        const ComponentTypeID id = ensure_column_factory<T>();
+        Archetype* src = w.entities_[e.index].archetype;
+        if (src->has(id)) return replace<T>(w, e, id, std::forward<Args>(args)...);
+        if (!ECS_CHECK(!w.iterating(), detailed_message("World::emplace: structural change during iteration (use deferred())",
+                                                       type_name<T>(), e)))
+            return fallback_object<T>();
+        Archetype* dst = w.graph_.add_target(*src, id);
+        if (dst == nullptr) return fallback_object<T>();
+        if (ECS_UNLIKELY(w.observers_.any_query())) {
+            w.observers_.fire_leave(w, w.entities_, e, &dst->mask);
+            if (!w.alive(e)) return fallback_object<T>();
+            Archetype* now = w.entities_[e.index].archetype;
+            if (now != src) { // a hook moved `e`: continue from where it is (on_leave does not fire again)
+                if (now->has(id)) return replace<T>(w, e, id, std::forward<Args>(args)...);
+                src = now;
+                dst = w.graph_.add_target(*src, id);
+                if (dst == nullptr) return fallback_object<T>();
+            }
+        }
+        if (ECS_UNLIKELY(dst->full())) {
+            // The destination block moves on the next row and an argument may live in it.
+            T local(std::forward<Args>(args)...);
+            insert<T>(w, e, *src, *dst, id, std::move(local));
+        } else {
+            insert<T>(w, e, *src, *dst, id, std::forward<Args>(args)...);
+        }
+        if (ECS_UNLIKELY(w.observers_.any_add())) w.observers_.fire_on_add(w, w.entities_, e, id);
+        if (ECS_UNLIKELY(w.observers_.any_set())) w.observers_.fire_on_set(w, w.entities_, e, id);
+        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.entities_, e, &src->mask);
+        return reread<T>(w, e, id);
+    }
+
+    /// Pushes `e`'s row to `dst`, constructs `T(args...)` there while the source rows are still in
+    /// place, then moves the rest of the row.
+    template <typename T, typename... Args>
+    static void insert(World& w, Entity e, Archetype& src, Archetype& dst, ComponentTypeID id, Args&&... args) {
+        const uint32_t src_row = w.entities_[e.index].row;
+        const uint32_t dst_row = dst.push_entity(e);
+        if constexpr (!is_tag_v<T>) {
+            ::new (dst.column(id).at(dst_row)) T(std::forward<Args>(args)...);
+        } else {
+            (void)id;
+            (void)T(std::forward<Args>(args)...); // a tag stores nothing; its constructor still runs
+        }
+        const Entity filled = src.move_row_into(src_row, dst, dst_row);
+        if (filled != INVALID_ENTITY) w.entities_[filled.index].row = src_row;
+        EntityRecord& rec = w.entities_[e.index];
+        rec.archetype = &dst;
+        rec.row = dst_row;
+    }
+
+    /// emplace over an existing `T`: destroy, then construct in the same slot. An argument may refer
+    /// into the old value or into memory it owns (`get<std::string>(e).c_str()`), so none may be read
+    /// after the destruction: arithmetic and enum arguments are copied first and `T` is built
+    /// from the copies in place; any other argument list builds the new `T` first and moves it in.
+    template <typename T, typename... Args>
+    static T& replace(World& w, Entity e, ComponentTypeID id, Args&&... args) {
+        if constexpr (!is_tag_v<T>) {
+            const EntityRecord& r = w.entities_[e.index];
+            T* slot = static_cast<T*>(r.archetype->column(id).at(r.row));
+            if constexpr ((is_plain_number_v<std::decay_t<Args>> && ...)) {
+                rebuild_from_copies<T>(slot, std::decay_t<Args>(args)...);
+            } else {
+                T local(std::forward<Args>(args)...);
+                slot->~T();
+                ::new (static_cast<void*>(slot)) T(std::move(local));
+            }
+        } else {
+            (void)T(std::forward<Args>(args)...);
+        }
+        if (ECS_UNLIKELY(w.graph_.any_tracked())) w.touch(e, id);
+        if (ECS_UNLIKELY(w.observers_.any_set())) w.observers_.fire_on_set(w, w.entities_, e, id);
+        return reread<T>(w, e, id);
+    }
+
+    /// Arithmetic and enum values: copying one reads all there is to it (a pointer's target is not).
+    template <typename V>
+    static constexpr bool is_plain_number_v = std::is_arithmetic_v<V> || std::is_enum_v<V>;
+
+    /// Destroys `*slot` and constructs a `T` there from `values` (copied before the destruction).
+    template <typename T, typename... Vs>
+    static void rebuild_from_copies(T* slot, Vs... values) {
+        slot->~T();
+        if constexpr (std::is_constructible_v<T, Vs&&...>) ::new (static_cast<void*>(slot)) T(std::move(values)...);
+        else ::new (static_cast<void*>(slot)) T(values...);
+    }
+
+    /// `e`'s `T` after hooks ran (they may have moved its row); zeroed static storage when gone.
+    template <typename T>
+    static T& reread(World& w, Entity e, ComponentTypeID id) noexcept {
+        if (!w.alive(e)) return fallback_object<T>();
+        const EntityRecord& r = w.entities_[e.index];
+        if (!r.archetype->has(id)) return fallback_object<T>();
+        return *static_cast<T*>(r.archetype->column(id).at(r.row));
+    }
+
+    // -- bulk operations ------------------------------------------------------------------------------
+
+    /// The entities of `q`'s archetypes, archetype order then row order.
+    static std::vector<Entity> collect(const QueryCache& q) {
+        size_t n = 0;
+        for (const Archetype* a : q.archetypes) n += a->size();
+        std::vector<Entity> out;
+        out.reserve(n);
+        for (const Archetype* a : q.archetypes) out.insert(out.end(), a->entities.begin(), a->entities.end());
+        return out;
+    }
+
+    /// Moves every row of `src` to `dst` and updates their records. @return the rows moved.
+    static size_t move_all(World& w, Archetype& src, Archetype& dst) {
+        const size_t rows = src.size();
+        const uint32_t base = src.append_rows_to(dst);
+        EntityRecord* records = w.entities_.records().data();
+        const Entity* moved = dst.entities.data() + base;
+        for (size_t r = 0; r < rows; ++r) {
+            EntityRecord& rec = records[moved[r].index];
+            rec.archetype = &dst;
+            rec.row = base + static_cast<uint32_t>(r);
+        }
+        return rows;
+    }
+
+    static size_t destroy_all(World& w, const QueryCache& q) {
+        // Relationships: destroying a target may unrelate or destroy sources, so each entity goes
+        // through World::destroy, like with hooks.
+        bool hooks = w.observers_.any_query() || w.relations_.any();
+        if (!hooks && w.observers_.any_remove())
+            for (const Archetype* a : q.archetypes) hooks = hooks || (a->size() != 0 && w.observers_.any_remove_in(a->mask));
+        if (ECS_UNLIKELY(hooks)) {
+            // Every entity that matched and is gone afterwards counts, whoever destroyed it (this
+            // call, one of its hooks, or a destroy_sources cascade).
+            const auto matched = collect(q);
+            for (const Entity e : matched)
+                if (w.alive(e)) w.destroy(e);
+            size_t n = 0;
+            for (const Entity e : matched) n += w.alive(e) ? 0u : 1u;
+            return n;
+        }
+        size_t n = 0;
+        for (Archetype* a : q.archetypes) {
+            const size_t rows = a->size();
+            if (rows == 0) continue;
+            if (ECS_UNLIKELY(w.names_.any()))
+                for (const Entity e : a->entities) w.names_.erase(e.index);
+            w.entities_.release_all(a->entities.data(), rows);
+            a->clear(); // one pass per column (none for plain bytes), no migration
+            n += rows;
+        }
+        return n;
+    }
+
+    static size_t remove_all(World& w, const QueryCache& q, ComponentTypeID id) {
+        if (ECS_UNLIKELY(w.observers_.any_query() || (w.observers_.any_remove() && w.observers_.has_remove(id)))) {
+            size_t n = 0;
+            for (const Entity e : collect(q)) {
+                if (!w.alive(e) || !w.entities_[e.index].archetype->has(id)) continue;
+                w.remove_id(e, id);
+                n += w.alive(e) && !w.entities_[e.index].archetype->has(id) ? 1u : 0u;
+            }
+            return n;
+        }
+        size_t n = 0;
+        const size_t count = q.archetypes.size(); // no refresh below: the list stays as it is
+        for (size_t i = 0; i < count; ++i) {
+            Archetype& src = *q.archetypes[i];
+            if (src.size() == 0) continue;
+            Archetype* dst = w.graph_.remove_target(src, id);
+            n += move_all(w, src, *dst);
+        }
+        return n;
+    }
+
+    template <typename T>
+    static size_t add_all(World& w, const QueryCache& q, ComponentTypeID id, const T& value) {
+        if (ECS_UNLIKELY(w.observers_.any_query() || (w.observers_.any_add() && w.observers_.has_add(id)) ||
+                         (w.observers_.any_set() && w.observers_.has_set(id)))) {
+            size_t n = 0;
+            for (const Entity e : collect(q)) {
+                if (!w.alive(e) || w.entities_[e.index].archetype->has(id)) continue;
+                w.add(e, value); // copies
+                n += w.alive(e) && w.entities_[e.index].archetype->has(id) ? 1u : 0u;
+            }
+            return n;
+        }
+        size_t n = 0;
+        const size_t count = q.archetypes.size(); // no refresh below: the list stays as it is
+        for (size_t i = 0; i < count; ++i) {
+            Archetype& src = *q.archetypes[i];
+            const size_t rows = src.size();
+            if (rows == 0) continue;
+            Archetype* dst = w.graph_.add_target(src, id);
+            if (dst == nullptr) return n;
+            const size_t base = dst->size();
+            move_all(w, src, *dst);
+            if constexpr (std::is_trivially_copyable_v<T> && !is_tag_v<T>) {
+                T* column = reinterpret_cast<T*>(dst->column(id).data) + base;
+                const T local = value; // a copy the stores below cannot alias: kept in registers
+                for (size_t r = 0; r < rows; ++r) ::new (static_cast<void*>(column + r)) T(local);
+            } else if constexpr (!is_tag_v<T>) {
+                T* column = reinterpret_cast<T*>(dst->column(id).data) + base;
+                for (size_t r = 0; r < rows; ++r) ::new (static_cast<void*>(column + r)) T(value);
+            }
+            n += rows;
+        }
+        return n;
+    }
+};
+
+} // namespace detail
+
+// -- the World members ------------------------------------------------------------------------------
+
+template <typename T, typename U, typename... Ts>
+void World::add(Entity e, T&& first, U&& second, Ts&&... rest) {
+    static_assert(detail::distinct_v<T, U, Ts...>, "World::add(e, values...): component types must be distinct");
+    if constexpr (!std::is_same_v<T, detail::bare_t<T>> || !std::is_same_v<U, detail::bare_t<U>> ||
+                  (!std::is_same_v<Ts, detail::bare_t<Ts>> || ...)) {
+        // Lvalues (and const rvalues) are copied first: a value may refer into a column this call moves.
+        add(e, detail::bare_t<T>(std::forward<T>(first)), detail::bare_t<U>(std::forward<U>(second)),
+            detail::bare_t<Ts>(std::forward<Ts>(rest))...);
+    } else {
+        detail::StructuralOps::add_many<T, U, Ts...>(*this, e, first, second, rest...);
+    }
+}
+
+template <typename T, typename U, typename... Ts>
+void World::remove(Entity e) {
+    static_assert(detail::distinct_v<T, U, Ts...>, "World::remove<Ts...>(e): component types must be distinct");
+    detail::StructuralOps::remove_many<detail::bare_t<T>, detail::bare_t<U>, detail::bare_t<Ts>...>(*this, e);
+}
+
+template <typename T, typename... Args>
+T& World::emplace(Entity e, Args&&... args) {
+    static_assert(std::is_same_v<T, detail::bare_t<T>>, "World::emplace<T>: T must be a component type (no cv, no reference)");
+    static_assert(std::is_constructible_v<T, Args&&...>, "World::emplace<T>(e, args...): T is not constructible from the arguments");
+    return detail::StructuralOps::emplace<T>(*this, e, std::forward<Args>(args)...);
+}
+
+template <typename T, typename... Args>
+T& World::get_or_emplace(Entity e, Args&&... args) {
+    if (has<T>(e)) return get<T>(e);
+    return emplace<T>(e, std::forward<Args>(args)...);
+}
+
+template <typename... Ts, typename... Filters>
+size_t World::destroy_all(Filters...) {
+    using Check = detail::QueryCheck<detail::TypeList<detail::bare_t<Ts>...>, detail::TypeList<Filters...>>;
+    static_assert(Check::check(), "ecs query check");
+    static_assert(!Check::change_filtered, "World::destroy_all: filters are With<...> and Without<...>");
+    static_assert((!detail::TermTraits<Ts>::optional && ...), "World::destroy_all<Ts...>: Ts are component types");
+    if (!ECS_CHECK(!iterating(), "World::destroy_all: structural change during iteration (use deferred())")) return 0;
+    return detail::StructuralOps::destroy_all(*this,
+                                              cache_of<detail::TypeList<detail::bare_t<Ts>...>, detail::TypeList<Filters...>>());
+}
+
+template <typename T, typename... Filters>
+size_t World::remove_all(Filters...) {
+    using C = detail::bare_t<T>;
+    using Check = detail::QueryCheck<detail::TypeList<C>, detail::TypeList<Filters...>>;
+    static_assert(Check::check(), "ecs query check");
+    static_assert(!Check::change_filtered, "World::remove_all: filters are With<...> and Without<...>");
+    if (!ECS_CHECK(!iterating(), "World::remove_all: structural change during iteration (use deferred())")) return 0;
+    return detail::StructuralOps::remove_all(*this, cache_of<detail::TypeList<C>, detail::TypeList<Filters...>>(), component_id<C>());
+}
+
+template <typename T, typename... Filters>
+size_t World::add_all(const T& value, Filters...) {
+    using C = detail::bare_t<T>;
+    static_assert(std::is_copy_constructible_v<C>, "World::add_all: the component type must be copy-constructible");
+    using Check = detail::QueryCheck<detail::TypeList<>, detail::TypeList<Filters..., Without<C>>>;
+    static_assert(Check::check(), "ecs query check");
+    static_assert(!Check::change_filtered, "World::add_all: filters are With<...> and Without<...>");
+    if (!ECS_CHECK(!iterating(), "World::add_all: structural change during iteration (use deferred())")) return 0;
+    const ComponentTypeID id = ensure_column_factory<C>();
+    const C local(value); // `value` may live in a column this call moves
+    return detail::StructuralOps::add_all<C>(*this, cache_of<detail::TypeList<>, detail::TypeList<Filters..., Without<C>>>(), id,
+                                             local);
+}
+
+} // namespace ecs
