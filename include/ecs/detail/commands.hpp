@@ -119,6 +119,12 @@ public:
     void create_with(Ts&&... values) {
         detail::CommandRecorder::create_with(world_->deferred_, std::forward<Ts>(values)...);
     }
+    // ---- [scripting] begin (defined in runtime.hpp) ----
+    /// Records add_raw(e, id, value): a copy of `*value` (nothing for nullptr) is taken now.
+    void add_raw(Entity e, ComponentTypeID id, const void* value);
+    /// Records remove_raw(e, id).
+    void remove_raw(Entity e, ComponentTypeID id);
+    // ---- [scripting] end ----
 
 private:
     World* world_;
