@@ -200,11 +200,6 @@ ColumnFactory runtime_column_factory(size_t slot, std::index_sequence<Slots...>)
     return factories[slot];
 }
 
-/// True when `id` names a component type this process has handed out (typed or runtime).
-inline bool known_component_id(ComponentTypeID id) noexcept {
-    return id < ECS_MAX_COMPONENTS && id < next_component_id.load(std::memory_order_relaxed);
-}
-
 /// The id of the component type named `name`: registered names first (register_component,
 /// register_runtime_component; lock-free), then the names component_info reports (type names of
 /// typed components never registered; a scan, for misses only). INVALID_COMPONENT_ID when none.
@@ -225,11 +220,6 @@ inline ComponentTypeID resolve_name(const char* function, const char* name) {
     if (!ECS_CHECK(id != INVALID_COMPONENT_ID, format_message("%s: no component type is named \"%s\"", function, name)))
         return INVALID_COMPONENT_ID;
     return id;
-}
-
-/// Refuses an id this process never handed out, naming `function`.
-inline bool check_known_id(const char* function, ComponentTypeID id) {
-    return ECS_CHECK(known_component_id(id), format_message("%s: unknown component id %u", function, static_cast<unsigned>(id)));
 }
 
 /**
@@ -356,74 +346,6 @@ inline bool raw_ids_ok(const ComponentTypeID* ids, size_t count) {
     }
     return true;
 }
-
-// -- deferred commands -----------------------------------------------------------------------------
-
-/// A deferred add_raw: owns a copy of the value (or nullptr: value-initialise at flush).
-struct AddRawCommand {
-    AddRawCommand(Entity target, ComponentTypeID type, void* object, size_t object_align, void (*drop)(void*)) noexcept
-        : e(target), id(type), value(object), align(object_align), destroy(drop) {}
-    AddRawCommand(const AddRawCommand&) = delete;
-    AddRawCommand& operator=(const AddRawCommand&) = delete;
-    ~AddRawCommand() {
-        if (value == nullptr) return;
-        if (destroy != nullptr) destroy(value);
-        ::operator delete(value, std::align_val_t(align));
-    }
-    void run(World& w) { (void)w.add_raw(e, id, value); }
-    Entity e;
-    ComponentTypeID id;
-    void* value;   ///< heap copy (operator new with `align`), or nullptr
-    size_t align;
-    void (*destroy)(void*); ///< nullptr: nothing to destroy
-};
-
-struct RemoveRawCommand {
-    RemoveRawCommand(Entity target, ComponentTypeID type) noexcept : e(target), id(type) {}
-    void run(World& w) { w.remove_raw(e, id); }
-    Entity e;
-    ComponentTypeID id;
-};
-
-/// Records the untyped commands into a queue (World::DeferredProxy, CommandBuffer).
-struct RawCommandRecorder {
-    /// Copies `*value` (or nothing, for a value-initialised add) into the queue now. Refused (asserts,
-    /// nothing recorded) when the id is unknown, has no storage, or the type cannot copy / default-construct.
-    static void add(CommandQueue& q, const char* function, Entity e, ComponentTypeID id, const void* value) {
-        if (!check_known_id(function, id)) return;
-        const ColumnFactory factory = column_factory(id);
-        if (!ECS_CHECK(factory != nullptr, format_message("%s: component id %u has no storage", function, static_cast<unsigned>(id))))
-            return;
-        const ComponentColumn c = factory();
-        if (value == nullptr || c.is_tag) {
-            if (!ECS_CHECK(c.is_tag || default_constructors[id].load(std::memory_order_acquire) != nullptr,
-                           format_message("%s: component type %.*s is not default-constructible", function,
-                                          static_cast<int>(component_info(id).name.size()), component_info(id).name.data())))
-                return;
-            q.emplace<World, AddRawCommand>(e, id, nullptr, size_t(1), nullptr);
-            return;
-        }
-        if (!ECS_CHECK(c.copy != nullptr, format_message("%s: component type %.*s cannot be copied", function,
-                                                          static_cast<int>(component_info(id).name.size()),
-                                                          component_info(id).name.data())))
-            return;
-        void* copy = ::operator new(c.type_size, std::align_val_t(c.elem_align));
-        struct Guard { // frees the storage if the copy constructor throws
-            void* p;
-            size_t align;
-            ~Guard() {
-                if (p != nullptr) ::operator delete(p, std::align_val_t(align));
-            }
-        } guard{copy, c.elem_align};
-        c.copy(copy, value);
-        guard.p = nullptr;
-        q.emplace<World, AddRawCommand>(e, id, copy, c.elem_align, c.trivially_relocatable ? nullptr : c.destroy);
-    }
-    static void remove(CommandQueue& q, const char* function, Entity e, ComponentTypeID id) {
-        if (!check_known_id(function, id)) return;
-        q.emplace<World, RemoveRawCommand>(e, id);
-    }
-};
 
 /// What register_runtime_component found wrong with its arguments (nullptr: nothing).
 inline const char* runtime_ops_problem(const char* name, const ComponentOps& ops) noexcept {
@@ -728,13 +650,6 @@ inline ObserverId World::on_remove_raw(ComponentTypeID id, ErasedHook fn) {
 inline ObserverId World::on_set_raw(ComponentTypeID id, ErasedHook fn) {
     if (!detail::check_known_id("World::on_set_raw", id)) return {};
     return observers_.add_on_set(id, std::move(fn));
-}
-
-inline void World::DeferredProxy::add_raw(Entity e, ComponentTypeID id, const void* value) {
-    detail::RawCommandRecorder::add(world_->deferred_, "World::deferred().add_raw", e, id, value);
-}
-inline void World::DeferredProxy::remove_raw(Entity e, ComponentTypeID id) {
-    detail::RawCommandRecorder::remove(world_->deferred_, "World::deferred().remove_raw", e, id);
 }
 
 } // namespace ecs

@@ -915,6 +915,6 @@ inline bool World::check_invariants() const {
 
 } // namespace ecs
 
+#include "runtime.hpp"         // [scripting] World::add_raw, get_raw, each_raw, ... and runtime components
 #include "detail/commands.hpp" // World::DeferredProxy and the commands it records
 #include "detail/clone.hpp"    // World::clone
-#include "runtime.hpp"         // [scripting] World::add_raw, get_raw, each_raw, ... and runtime components

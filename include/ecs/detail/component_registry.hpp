@@ -29,6 +29,7 @@
 #include "../component.hpp"
 #include "../config.hpp"
 #include "../names.hpp" // detail::hash_name
+#include "message.hpp"
 
 namespace ecs {
 
@@ -165,6 +166,16 @@ private:
     std::atomic<bool> named_[ECS_MAX_COMPONENTS] = {};      ///< names_[id] is published
     std::atomic<uint32_t> name_slots_[NAME_SLOTS] = {};     ///< id + 1 per used slot, 0 when empty
 };
+
+/// True when `id` names a component type this process has handed out (typed or runtime).
+inline bool known_component_id(ComponentTypeID id) noexcept {
+    return id < ECS_MAX_COMPONENTS && id < next_component_id.load(std::memory_order_relaxed);
+}
+
+/// Refuses an id this process never handed out, naming `function`.
+inline bool check_known_id(const char* function, ComponentTypeID id) {
+    return ECS_CHECK(known_component_id(id), format_message("%s: unknown component id %u", function, static_cast<unsigned>(id)));
+}
 
 /// The one registry of the process (constructed on first use, thread-safe).
 inline ComponentRegistry& component_registry() {
