@@ -414,14 +414,15 @@ inline ComponentTypeID register_runtime_locked(const char* name, const Component
     } else {
         outcome = registry.add_name(id, name); // a name, but no snapshot functions
     }
-    if (outcome != ComponentRegistry::Outcome::added) { // a typed registration took the name meanwhile
+    const std::string* stored = registry.name_of(id);
+    if (outcome != ComponentRegistry::Outcome::added || stored == nullptr) { // a typed registration took the name meanwhile
         refusal = "register_runtime_component: name already registered for a typed component";
         return INVALID_COMPONENT_ID;
     }
     RuntimeComponent& rc = runtime_components[slot];
     rc.ops = ops;
     rc.id = id;
-    rc.name = registry.name_of(id);
+    rc.name = stored;
     rc.fields = fields;
     rc.plain = ops.move_construct == nullptr;
 
