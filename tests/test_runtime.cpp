@@ -278,6 +278,9 @@ TEST_CASE("runtime: add_raw, get_raw, has_raw and remove_raw by id and by name",
     CHECK(p == w.get_raw(e, "RtHealth"));
     CHECK(w.has_raw(e, id.health));
     CHECK(w.has_raw(e, "RtHealth"));
+    const std::string name = "RtHealth";
+    CHECK(w.get_raw(e, name) == p); // std::string and std::string_view work too
+    CHECK(w.has_raw(e, std::string_view(name)));
     CHECK(read_health(p).hp == 30);
     CHECK(w.get<RtPos>(e).x == 1.f); // the typed component survived the migration
 

@@ -9,6 +9,7 @@
 #include "component.hpp"
 #include "archetype.hpp"
 #include "world.hpp"
+#include "runtime.hpp"
 #include "events.hpp"
 #include "command_buffer.hpp"
 #include "prefab.hpp"

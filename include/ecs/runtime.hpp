@@ -212,14 +212,19 @@ inline ComponentTypeID component_id_of_name(std::string_view name) noexcept {
     return INVALID_COMPONENT_ID;
 }
 
-/// component_id_of_name for a World member named `function`: refuses a null or unknown name.
+/// component_id_of_name for a World member named `function`: refuses an unknown name.
+inline ComponentTypeID resolve_name(const char* function, std::string_view name) {
+    const ComponentTypeID id = component_id_of_name(name);
+    if (!ECS_CHECK(id != INVALID_COMPONENT_ID, format_message("%s: no component type is named \"%.*s\"", function,
+                                                               static_cast<int>(name.size()), name.data())))
+        return INVALID_COMPONENT_ID;
+    return id;
+}
+/// resolve_name of a C string: refuses a null pointer too.
 inline ComponentTypeID resolve_name(const char* function, const char* name) {
     if (!ECS_CHECK(name != nullptr, format_message("%s: the component name is a null pointer", function)))
         return INVALID_COMPONENT_ID;
-    const ComponentTypeID id = component_id_of_name(name);
-    if (!ECS_CHECK(id != INVALID_COMPONENT_ID, format_message("%s: no component type is named \"%s\"", function, name)))
-        return INVALID_COMPONENT_ID;
-    return id;
+    return resolve_name(function, std::string_view(name));
 }
 
 /**
@@ -554,6 +559,21 @@ inline bool World::has_raw(Entity e, ComponentTypeID id) const {
 }
 
 inline bool World::has_raw(Entity e, const char* name) const {
+    const ComponentTypeID id = detail::resolve_name("World::has_raw", name);
+    return id != INVALID_COMPONENT_ID && has_raw(e, id);
+}
+
+inline void* World::get_raw(Entity e, std::string_view name) {
+    const ComponentTypeID id = detail::resolve_name("World::get_raw", name);
+    return id != INVALID_COMPONENT_ID ? get_raw(e, id) : nullptr;
+}
+
+inline const void* World::get_raw(Entity e, std::string_view name) const {
+    const ComponentTypeID id = detail::resolve_name("World::get_raw", name);
+    return id != INVALID_COMPONENT_ID ? get_raw(e, id) : nullptr;
+}
+
+inline bool World::has_raw(Entity e, std::string_view name) const {
     const ComponentTypeID id = detail::resolve_name("World::has_raw", name);
     return id != INVALID_COMPONENT_ID && has_raw(e, id);
 }

@@ -262,10 +262,13 @@ public:
     /// @pre a component type has that name (refused: nullptr)
     [[nodiscard]] void* get_raw(Entity e, const char* name);
     [[nodiscard]] const void* get_raw(Entity e, const char* name) const;
+    [[nodiscard]] void* get_raw(Entity e, std::string_view name);
+    [[nodiscard]] const void* get_raw(Entity e, std::string_view name) const;
     /// @brief True when `e` is alive and has component `id`. @pre known id (refused: false)
     [[nodiscard]] bool has_raw(Entity e, ComponentTypeID id) const;
     /// @brief has_raw of the component type named `name`. @pre a type has that name (refused: false)
     [[nodiscard]] bool has_raw(Entity e, const char* name) const;
+    [[nodiscard]] bool has_raw(Entity e, std::string_view name) const;
     /**
      * @brief Calls `fn(Entity, void* const* components)` for every entity having all `count` ids,
      *        `components[i]` the address of its `ids[i]`; archetype creation order, then row order.
