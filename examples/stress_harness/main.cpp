@@ -80,6 +80,8 @@ struct Options {
     size_t threads = 1;
     std::string json;
     bool describe = false;
+    std::string save; ///< --save FILE: the snapshot of the round trip's world
+    std::string load; ///< --load FILE: load and check a snapshot instead of running scenes
 };
 
 const char* const HELP = R"(stress_harness: how many entities can this ECS run within one frame, here?
@@ -114,6 +116,11 @@ Usage: stress_harness [options]
   --json FILE         also write every figure as JSON to FILE
   --describe          print ecs::describe(world) for each scene once its world is
                       built (archetypes, fragmentation, queries, memory per room)
+  --save FILE         also write the snapshot of the final round trip (a churn
+                      world: prefabs, hierarchies, tags) to FILE
+  --load FILE         run nothing: load the snapshot FILE (written by --save, or
+                      edited by examples/python/edit_snapshot.py), check it and
+                      print its summary line; exit status 1 if it does not load
   --help              this text
 
 Output: per scene, the ramp steps (or the run), then a table of systems with
@@ -178,6 +185,12 @@ int parse_options(int argc, char** argv, Options& o) {
             o.describe = true;
         } else if (arg == "--json" && value != nullptr) {
             o.json = value;
+            ++i;
+        } else if (arg == "--save" && value != nullptr) {
+            o.save = value;
+            ++i;
+        } else if (arg == "--load" && value != nullptr) {
+            o.load = value;
             ++i;
         } else {
             std::fprintf(stderr, "stress_harness: unknown or incomplete option '%s' (see --help)\n", arg.c_str());
@@ -499,6 +512,18 @@ int main(int argc, char** argv) {
     if (parsed == 1) return 0;
     if (parsed == 2) return 2;
 
+    if (!o.load.empty()) {
+        ecs::World world;
+        const std::string problem = harness::load_snapshot(world, o.load);
+        if (!problem.empty()) {
+            std::printf("snapshot check: FAILED: %s\n", problem.c_str());
+            return 1;
+        }
+        std::printf("loaded %s: %s\n", o.load.c_str(), harness::snapshot_summary(world).c_str());
+        std::printf("snapshot check: OK (hierarchy consistent, invariants hold)\n");
+        return 0;
+    }
+
     const Clock::time_point start = Clock::now();
     Progress progress;
     std::printf("ecs %d.%d.%d stress harness: how many entities fit in one %.1f ms frame on this machine?\n",
@@ -578,6 +603,14 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(snap.checksum));
     else
         std::printf("\nsnapshot round trip: FAILED: %s\n", snap.failure.c_str());
+    if (!o.save.empty()) {
+        const std::string problem = harness::save_snapshot(*snapshot_world, o.save);
+        if (!problem.empty()) {
+            std::fprintf(stderr, "stress_harness: %s\n", problem.c_str());
+            return 1;
+        }
+        std::printf("snapshot saved to %s: %s\n", o.save.c_str(), harness::snapshot_summary(*snapshot_world).c_str());
+    }
 
     if (!o.json.empty()) {
         if (write_json(o.json, o, outcomes, snap, total_s)) {

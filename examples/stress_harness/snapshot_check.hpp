@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -129,6 +132,69 @@ struct SnapshotReport {
     double write_ms = 0;
     double read_ms = 0;
 };
+
+/// One line naming the entity count, the count of every component of the scenes and the range of
+/// Position.x (floored): `entities=N Position=P ... min_x=A max_x=B`. The Python example
+/// examples/python/edit_snapshot.py computes the same line for the worlds it writes, so --load can
+/// prove that C++ reads back exactly what Python wrote.
+inline std::string snapshot_summary(ecs::World& world) {
+    std::string s = "entities=" + std::to_string(world.count());
+    auto add = [&](const char* name, size_t n) { s += std::string(" ") + name + "=" + std::to_string(n); };
+    add("Position", world.count<Position>());
+    add("Velocity", world.count<Velocity>());
+    add("Acceleration", world.count<Acceleration>());
+    add("Mass", world.count<Mass>());
+    add("Color", world.count<Color>());
+    add("Rotation", world.count<Rotation>());
+    add("Spin", world.count<Spin>());
+    add("Scale", world.count<Scale>());
+    add("Lifetime", world.count<Lifetime>());
+    add("Orbit", world.count<Orbit>());
+    add("Leader", world.count<Leader>());
+    add("Dying", world.count<Dying>());
+    add("ecs::LocalTransform", world.count<ecs::LocalTransform>());
+    add("ecs::WorldTransform", world.count<ecs::WorldTransform>());
+    add("ecs::Parent", world.count<ecs::Parent>());
+    add("ecs::Children", world.count<ecs::Children>());
+    bool any = false;
+    double lo = 0, hi = 0;
+    world.each<const Position>([&](const Position& p) {
+        const double x = static_cast<double>(p.x);
+        lo = any ? std::min(lo, x) : x;
+        hi = any ? std::max(hi, x) : x;
+        any = true;
+    });
+    if (any)
+        s += " min_x=" + std::to_string(static_cast<long long>(std::floor(lo))) +
+             " max_x=" + std::to_string(static_cast<long long>(std::floor(hi)));
+    else
+        s += " min_x=none max_x=none";
+    return s;
+}
+
+/// --save FILE: writes a snapshot of `world` to `path`. Returns an error text, empty on success.
+inline std::string save_snapshot(const ecs::World& world, const std::string& path) {
+    register_snapshot_components();
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) return "cannot open " + path + " for writing";
+    ecs::serialize(world, out);
+    out.close();
+    if (!out) return "writing " + path + " failed";
+    return {};
+}
+
+/// --load FILE: loads the snapshot at `path` into `world` and checks it (hierarchy consistent,
+/// invariants). Returns an error text, empty on success.
+inline std::string load_snapshot(ecs::World& world, const std::string& path) {
+    register_snapshot_components();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "cannot open " + path;
+    const ecs::DeserializeResult r = ecs::deserialize(world, in);
+    if (!r) return "deserialize failed: " + r.message;
+    if (!hierarchy_consistent(world)) return "hierarchy inconsistent after loading";
+    if (!world.check_invariants()) return "world invariants broken after loading";
+    return {};
+}
 
 /// Serializes `world`, loads the snapshot into a new world and compares the two. `world` keeps its
 /// entities; one entity is created and destroyed in it at the end, to compare the next handle.

@@ -94,6 +94,15 @@ public:
         detail::CommandRecorder::instantiate(queue_, INVALID_ENTITY, prefab, std::forward<Os>(overrides)...);
     }
 
+    // ---- [scripting] begin ----
+    /// Records add_raw(e, id, value) (runtime.hpp): a copy of `*value` (nothing for nullptr) is taken now.
+    void add_raw(Entity e, ComponentTypeID id, const void* value) {
+        detail::RawCommandRecorder::add(queue_, "CommandBuffer::add_raw", e, id, value);
+    }
+    /// Records remove_raw(e, id).
+    void remove_raw(Entity e, ComponentTypeID id) { detail::RawCommandRecorder::remove(queue_, "CommandBuffer::remove_raw", e, id); }
+    // ---- [scripting] end ----
+
     /**
      * @brief Executes every command against `world` in recording order, then empties the buffer.
      * @pre `world` is not iterating (asserted; the buffer is then left untouched).

@@ -310,6 +310,17 @@ using ColumnFactory = ComponentColumn (*)() noexcept;
 
 namespace detail {
 inline std::atomic<ColumnFactory> column_factories[ECS_MAX_COMPONENTS] = {};
+
+/// [scripting] Value-initialises a component in uninitialised storage (World::add_raw with no value).
+using DefaultConstructFunc = void (*)(void* storage);
+/// [scripting] Per component id: how to value-initialise one, or nullptr (not default-constructible).
+/// Typed components are entered by ensure_column_factory, runtime ones by register_runtime_component.
+inline std::atomic<DefaultConstructFunc> default_constructors[ECS_MAX_COMPONENTS] = {};
+
+template <typename T>
+void value_initialise(void* storage) {
+    ::new (storage) T();
+}
 } // namespace detail
 
 /**
@@ -330,6 +341,8 @@ ComponentTypeID ensure_column_factory() noexcept {
             info.id = tid;
             info.tag = detail::is_tag_v<T>;
             info.trivially_copyable = std::is_trivially_copyable_v<T>;
+            if constexpr (std::is_default_constructible_v<T>) // [scripting] World::add_raw(e, id, nullptr)
+                detail::default_constructors[tid].store(&detail::value_initialise<T>, std::memory_order_relaxed);
             detail::column_factories[tid].store(&make_column<T>, std::memory_order_release);
         }
         return tid;

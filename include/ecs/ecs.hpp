@@ -10,6 +10,7 @@
 #include "archetype.hpp"
 #include "world.hpp"
 #include "relation.hpp"
+#include "runtime.hpp"
 #include "events.hpp"
 #include "command_buffer.hpp"
 #include "prefab.hpp"

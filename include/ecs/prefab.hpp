@@ -205,6 +205,85 @@ public:
     ///        that instantiate() without extending overrides puts entities in (addition).
     [[nodiscard]] const TypeSet& types() const noexcept { return types_; }
 
+    // ---- [scripting] begin: defaults by component id (runtime components too; runtime.hpp) ----------
+
+    /**
+     * @brief Gives the prefab a default for component `id`: a copy of `*value`, or a value-initialised
+     *        one when `value` is nullptr; replaces the default it has (same position in the hook
+     *        order), else appends it (hooks fire last for it). Every default is copy-constructed into
+     *        a new buffer (never moved with memcpy). `value` may point into this prefab.
+     * @pre `id` names a component type with storage that can copy (and default-construct, for
+     *      nullptr) (refused: returns false, the prefab unchanged). Complexity: O(component_count()).
+     */
+    bool add_raw(ComponentTypeID id, const void* value) {
+        const ColumnFactory factory = column_factory(id);
+        if (!ECS_CHECK(factory != nullptr, "Prefab::add_raw: unknown component id")) return false;
+        const ComponentColumn c = factory();
+        const detail::DefaultConstructFunc make = detail::default_constructors[id].load(std::memory_order_acquire);
+        if (!ECS_CHECK(c.copy != nullptr && (value != nullptr || make != nullptr),
+                       "Prefab::add_raw: the component type cannot be copied (or default-constructed, for nullptr)"))
+            return false;
+        // Lay out the new buffer: every present default at its type's alignment, the new one too.
+        const Entry* replaced = find(id);
+        Prefab next;
+        next.types_ = types_;
+        next.mask_ = mask_;
+        next.maskable_ = maskable_;
+        next.entries_.reserve(entries_.size() + 1);
+        std::vector<size_t> offsets(entries_.size() + 1);
+        size_t size = 0;
+        size_t align = 1;
+        auto place = [&](size_t type_size, size_t type_align) {
+            const size_t offset = (size + type_align - 1) / type_align * type_align;
+            size = offset + type_size;
+            if (type_align > align) align = type_align;
+            return offset;
+        };
+        for (size_t i = 0; i < entries_.size(); ++i) {
+            const ComponentColumn ec = entries_[i].id == id ? c : column_factory(entries_[i].id)();
+            offsets[i] = place(ec.type_size, ec.elem_align);
+        }
+        if (replaced == nullptr) offsets[entries_.size()] = place(c.type_size, c.elem_align);
+        next.allocate(size, align);
+        for (size_t i = 0; i <= entries_.size(); ++i) { // the ~Prefab of `next` undoes a throw midway
+            Entry entry;
+            if (i < entries_.size() && entries_[i].id != id) {
+                entry = entries_[i];
+                entry.offset = offsets[i];
+                entry.copy_to(next.buffer_ + entry.offset, buffer_ + entries_[i].offset);
+            } else if (i < entries_.size() || replaced == nullptr) {
+                entry.id = id;
+                entry.is_tag = c.is_tag;
+                entry.offset = offsets[i];
+                entry.copy = c.copy;
+                entry.destroy = c.trivially_relocatable ? nullptr : c.destroy;
+                if (value != nullptr) c.copy(next.buffer_ + entry.offset, value);
+                else make(next.buffer_ + entry.offset);
+            } else {
+                continue; // replaced in place: nothing appended
+            }
+            next.entries_.push_back(entry);
+        }
+        if (replaced == nullptr) {
+            next.types_.insert(detail::upper_bound_value(next.types_.begin(), next.types_.end(), id), id);
+            if (id < ECS_MAX_COMPONENTS) next.mask_.set(id);
+            else next.maskable_ = false;
+        }
+        swap(next); // `next` now holds the old defaults and destroys them
+        archetype_hint_.store(NO_HINT, std::memory_order_relaxed);
+        return true;
+    }
+
+    /// @brief The stored default of component `id`, or nullptr. Valid until the prefab changes.
+    [[nodiscard]] const void* get_raw(ComponentTypeID id) const noexcept {
+        const Entry* entry = find(id);
+        return entry != nullptr ? static_cast<const void*>(buffer_ + entry->offset) : nullptr;
+    }
+    /// @brief True when the prefab has a default for component `id`.
+    [[nodiscard]] bool has_raw(ComponentTypeID id) const noexcept { return find(id) != nullptr; }
+
+    // ---- [scripting] end ----------------------------------------------------------------------------
+
 private:
     friend struct detail::PrefabAccess;
 
@@ -216,7 +295,7 @@ private:
         bool is_tag = false; ///< stored without bytes in archetypes (detail::is_tag_v)
         size_t offset = 0;   ///< byte offset in the buffer, a multiple of the type's alignment
         CopyFunc copy = nullptr;
-        DestroyFunc destroy = nullptr;
+        void (*destroy)(void*) = nullptr; ///< [scripting] not DestroyFunc: columns' destroy functions fit too
 
         void copy_to(void* dst, const void* src) const { copy(dst, src); }
     };

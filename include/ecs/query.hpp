@@ -365,6 +365,28 @@ void set_bits(ComponentMask& mask, bool& overflow, TypeList<Ts...>) {
     }
 }
 
+// ---- [scripting] begin: queries built at run time from a list of ids (World::each_raw) ----------
+
+/// A query over component ids known only at run time: its id list (the key, in the caller's order)
+/// and the cache of the archetypes having every one of them.
+struct RawQuery {
+    uint64_t key = 0; ///< hash of `ids`
+    PodArray<ComponentTypeID> ids;
+    QueryCache cache;
+};
+
+/// Hash of an id list (FNV-1a over the ids, order included).
+inline uint64_t raw_query_key(const ComponentTypeID* ids, size_t count) noexcept {
+    uint64_t h = 1469598103934665603ull ^ count;
+    for (size_t i = 0; i < count; ++i) {
+        h ^= ids[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+// ---- [scripting] end -------------------------------------------------------------------------------
+
 /// Counts nested iteration; a depth, not a bool, so a nested query does not clear the outer guard.
 /// A null depth (inside a shared section, whose opener holds the depth) counts nothing.
 struct IterationScope {
@@ -441,6 +463,31 @@ public:
         return q;
     }
 
+    // ---- [scripting] begin ----------------------------------------------------------------------------
+    /// The cache of the run-time query requiring every id of `ids` (World::each_raw), found by its id
+    /// list (a hash and a comparison; no allocation once created) and brought up to date.
+    /// @pre the ids are distinct and below ECS_MAX_COMPONENTS; not inside a shared section.
+    QueryCache& raw_cache(const ComponentTypeID* ids, size_t count, const ArchetypeGraph& graph) const {
+        const uint64_t key = raw_query_key(ids, count);
+        for (RawQuery* r : raw_) {
+            if (r->key != key || r->ids.size() != count) continue;
+            bool same = true;
+            for (size_t i = 0; i < count && same; ++i) same = r->ids[i] == ids[i];
+            if (!same) continue;
+            r->cache.refresh(graph);
+            return r->cache;
+        }
+        raw_.reserve_one();
+        auto* r = new RawQuery();
+        r->key = key;
+        r->ids.assign(ids, count);
+        for (size_t i = 0; i < count; ++i) r->cache.include.set(ids[i]);
+        raw_.push_back(r);
+        r->cache.refresh(graph);
+        return r->cache;
+    }
+    // ---- [scripting] end ------------------------------------------------------------------------------
+
     [[nodiscard]] uint32_t& depth() const noexcept { return depth_; }
     /// What a query run's IterationScope counts: the depth, or nullptr inside a shared section.
     [[nodiscard]] uint32_t* scope_depth() const noexcept { return shared_ ? nullptr : &depth_; }
@@ -454,6 +501,7 @@ public:
     void begin_shared(const ArchetypeGraph& graph) const {
         for (QueryCache* q : caches_)
             if (q != nullptr) q->refresh(graph);
+        for (RawQuery* r : raw_) r->cache.refresh(graph); // [scripting]
         ++depth_;
         shared_ = true;
     }
@@ -468,7 +516,7 @@ public:
     [[nodiscard]] size_t cached_count() const noexcept {
         size_t n = 0;
         for (const QueryCache* q : caches_) n += q != nullptr ? 1 : 0;
-        return n;
+        return n + raw_.size(); // [scripting] run-time queries too
     }
     [[nodiscard]] const OwnedArray<QueryCache>& caches() const noexcept { return caches_; }
 
@@ -508,6 +556,7 @@ private:
     }
 
     mutable OwnedArray<QueryCache> caches_;
+    mutable OwnedArray<RawQuery> raw_; ///< [scripting] run-time queries (World::each_raw), creation order
     mutable uint32_t depth_ = 0;
     mutable bool shared_ = false; ///< written only by the thread that opened the section, between parallel runs
 };

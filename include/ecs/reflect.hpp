@@ -302,19 +302,30 @@ inline const bool reflection_registered = register_reflection<T>();
 
 } // namespace detail
 
+namespace detail {
+/// [scripting] Fields of runtime components (runtime.hpp: register_runtime_component with a field
+/// layout), by component id: a view with static storage duration, published once.
+inline std::atomic<const FieldView*> runtime_fields_by_id[ECS_MAX_COMPONENTS] = {};
+} // namespace detail
+
 /**
  * @brief The fields of the type whose component id is `id`: equal to `fields<T>()` for a type with
- *        ECS_REFLECT, an empty view otherwise (also for ids that name no type). Thread-safe.
+ *        ECS_REFLECT, the layout given to register_runtime_component for a runtime component, an
+ *        empty view otherwise (also for ids that name no type). Thread-safe.
  */
 [[nodiscard]] inline FieldView fields(ComponentTypeID id) noexcept {
     if (id >= ECS_MAX_COMPONENTS) return FieldView{};
     FieldView (*get)() noexcept = detail::reflected_fields_by_id[id].load(std::memory_order_acquire);
-    return get != nullptr ? get() : FieldView{};
+    if (get != nullptr) return get();
+    const FieldView* runtime = detail::runtime_fields_by_id[id].load(std::memory_order_acquire);
+    return runtime != nullptr ? *runtime : FieldView{};
 }
 
-/// True when the type whose component id is `id` has an ECS_REFLECT (possibly with no fields).
+/// True when the type whose component id is `id` has an ECS_REFLECT (possibly with no fields), or
+/// is a runtime component registered with a field layout.
 [[nodiscard]] inline bool reflected(ComponentTypeID id) noexcept {
-    return id < ECS_MAX_COMPONENTS && detail::reflected_fields_by_id[id].load(std::memory_order_acquire) != nullptr;
+    return id < ECS_MAX_COMPONENTS && (detail::reflected_fields_by_id[id].load(std::memory_order_acquire) != nullptr ||
+                                       detail::runtime_fields_by_id[id].load(std::memory_order_acquire) != nullptr);
 }
 
 } // namespace ecs

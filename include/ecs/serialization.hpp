@@ -41,12 +41,10 @@
 #include <utility>
 #include <vector>
 
+#include "detail/component_registry.hpp" // names <-> ids, snapshot functions per type
 #include "world.hpp"
 
 namespace ecs {
-
-/// Longest component name register_component() accepts and a snapshot may carry, in bytes.
-inline constexpr size_t MAX_COMPONENT_NAME_LENGTH = 1024;
 
 /// Snapshot format version written by serialize(); deserialize() reads this one and version 1.
 /// **[Addition]** 2 (was 1): the body is framed by its length and CRC-32C checksums, and carries the
@@ -54,98 +52,6 @@ inline constexpr size_t MAX_COMPONENT_NAME_LENGTH = 1024;
 inline constexpr uint32_t SNAPSHOT_FORMAT_VERSION = 2;
 
 namespace detail {
-
-/// What the registry knows about one component type.
-struct ComponentRegistration {
-    std::string name;
-    ComponentColumn::SerializeFunc serialize = nullptr;     ///< nullptr for tags (no bytes)
-    ComponentColumn::DeserializeFunc deserialize = nullptr; ///< nullptr for tags
-    uint32_t element_size = 0; ///< column stride: sizeof(T), or 0 for tags
-    bool bulk = false;         ///< the functions are the generated memcpy ones: columns move as one block
-};
-
-/// Minimal test-and-test-and-set lock guarding the registry: held only for a short table scan or
-/// an insertion, and far cheaper to compile than <mutex>. Locks on construction, unlocks on
-/// destruction (also when an insertion throws).
-class RegistryLock {
-public:
-    explicit RegistryLock(std::atomic<bool>& flag) noexcept : flag_(flag) {
-        while (flag_.exchange(true, std::memory_order_acquire))
-            while (flag_.load(std::memory_order_relaxed)) {
-            }
-    }
-    ~RegistryLock() { flag_.store(false, std::memory_order_release); }
-    RegistryLock(const RegistryLock&) = delete;
-    RegistryLock& operator=(const RegistryLock&) = delete;
-
-private:
-    std::atomic<bool>& flag_;
-};
-
-/**
- * Process-wide name <-> id table, indexed by component id (register_component only accepts ids
- * below ECS_MAX_COMPONENTS); a name lookup scans the registered ids. Entries are never removed or
- * modified after insertion, so a pointer or reference handed out stays valid (and needs no lock to
- * read) for the whole program.
- */
-class ComponentRegistry {
-public:
-    enum class Outcome : uint8_t { added, unchanged, name_taken, type_has_other_name, id_out_of_range };
-
-    ComponentRegistry() = default;
-    ComponentRegistry(const ComponentRegistry&) = delete;
-    ComponentRegistry& operator=(const ComponentRegistry&) = delete;
-    ~ComponentRegistry() {
-        for (ComponentRegistration* entry : by_id_) delete entry;
-    }
-
-    Outcome add(ComponentTypeID id, ComponentRegistration entry) {
-        if (id >= ECS_MAX_COMPONENTS) return Outcome::id_out_of_range; // refused by register_component
-        RegistryLock lock(locked_);
-        if (const ComponentRegistration* existing = by_id_[id])
-            return existing->name == entry.name ? Outcome::unchanged : Outcome::type_has_other_name;
-        ComponentTypeID ignored = 0;
-        if (find_locked(entry.name, ignored) != nullptr) return Outcome::name_taken;
-        by_id_[id] = new ComponentRegistration(std::move(entry));
-        if (id >= end_) end_ = id + 1;
-        return Outcome::added;
-    }
-
-    /// Registration of `id`, or nullptr.
-    [[nodiscard]] const ComponentRegistration* find(ComponentTypeID id) const {
-        if (id >= ECS_MAX_COMPONENTS) return nullptr;
-        RegistryLock lock(locked_);
-        return by_id_[id];
-    }
-
-    /// Registration named `name` (its id in `id`), or nullptr.
-    [[nodiscard]] const ComponentRegistration* find(const std::string& name, ComponentTypeID& id) const {
-        RegistryLock lock(locked_);
-        return find_locked(name, id);
-    }
-
-private:
-    const ComponentRegistration* find_locked(const std::string& name, ComponentTypeID& id) const {
-        for (ComponentTypeID i = 0; i < end_; ++i) {
-            const ComponentRegistration* entry = by_id_[i];
-            if (entry != nullptr && entry->name == name) {
-                id = i;
-                return entry;
-            }
-        }
-        return nullptr;
-    }
-
-    mutable std::atomic<bool> locked_{false};
-    ComponentTypeID end_ = 0; ///< one past the highest registered id
-    ComponentRegistration* by_id_[ECS_MAX_COMPONENTS] = {}; ///< owned; nullptr where unregistered
-};
-
-/// The one registry of the process (constructed on first use, thread-safe).
-inline ComponentRegistry& component_registry() {
-    static ComponentRegistry registry;
-    return registry;
-}
 
 /// Generated serializer of trivially copyable `T`: its object representation.
 template <typename T>
@@ -288,9 +194,9 @@ void register_component(const char* name, S ser, D deser) {
  * @pre Such a type is registered (asserted; returns INVALID_COMPONENT_ID otherwise). Thread-safe.
  */
 inline ComponentTypeID component_id_by_name(const std::string& name) {
-    ComponentTypeID id = INVALID_COMPONENT_ID;
-    const bool found = detail::component_registry().find(name, id) != nullptr;
-    if (!ECS_CHECK(found, "component_id_by_name: no component type is registered under this name"))
+    // [scripting] the lock-free name index: runtime components (runtime.hpp) are found too
+    const ComponentTypeID id = detail::component_registry().id_of(name);
+    if (!ECS_CHECK(id != INVALID_COMPONENT_ID, "component_id_by_name: no component type is registered under this name"))
         return INVALID_COMPONENT_ID;
     return id;
 }
@@ -302,9 +208,9 @@ inline ComponentTypeID component_id_by_name(const std::string& name) {
  */
 inline const std::string& component_name(ComponentTypeID id) {
     static const std::string unregistered;
-    const detail::ComponentRegistration* entry = detail::component_registry().find(id);
-    if (!ECS_CHECK(entry != nullptr, "component_name: component type is not registered")) return unregistered;
-    return entry->name;
+    const std::string* name = detail::component_registry().name_of(id); // [scripting] runtime names too
+    if (!ECS_CHECK(name != nullptr, "component_name: component type is not registered")) return unregistered;
+    return *name;
 }
 
 /// @brief True when component type `id` has been given a name by register_component. Thread-safe.

@@ -293,6 +293,49 @@ public:
         const_cast<World*>(this)->each_component(e, [&](ComponentTypeID id, const void* p) { fn(id, p); });
     }
 
+    // ---- [scripting] begin: untyped access by component id or name (defined in runtime.hpp) -------
+
+    /**
+     * @brief Adds component `id` to `e`, copied from `*value`, or value-initialised when `value` is
+     *        nullptr; overwrites it when `e` has it already (on_set fires; a new one also fires
+     *        on_add). Works for typed and runtime components alike (addition).
+     * @return the component's address, or nullptr when `e` is dead or the call is refused.
+     * @pre `id` names a component type used or registered in this process, which can copy (or
+     *      default-construct, for nullptr); not a migration during iteration (refused).
+     */
+    void* add_raw(Entity e, ComponentTypeID id, const void* value);
+    /// @brief Removes component `id` from `e` (as remove<T>); no-op when dead or absent. @pre known id
+    void remove_raw(Entity e, ComponentTypeID id);
+    /// @brief Address of `e`'s component `id`, or nullptr when `e` is dead or lacks it. Counts as a
+    ///        change for a tracked type, like a mutable get. @pre known id (refused: nullptr)
+    [[nodiscard]] void* get_raw(Entity e, ComponentTypeID id);
+    [[nodiscard]] const void* get_raw(Entity e, ComponentTypeID id) const;
+    /// @brief get_raw of the component type named `name` (registered name, else type name).
+    /// @pre a component type has that name (refused: nullptr)
+    [[nodiscard]] void* get_raw(Entity e, const char* name);
+    [[nodiscard]] const void* get_raw(Entity e, const char* name) const;
+    [[nodiscard]] void* get_raw(Entity e, std::string_view name);
+    [[nodiscard]] const void* get_raw(Entity e, std::string_view name) const;
+    /// @brief True when `e` is alive and has component `id`. @pre known id (refused: false)
+    [[nodiscard]] bool has_raw(Entity e, ComponentTypeID id) const;
+    /// @brief has_raw of the component type named `name`. @pre a type has that name (refused: false)
+    [[nodiscard]] bool has_raw(Entity e, const char* name) const;
+    [[nodiscard]] bool has_raw(Entity e, std::string_view name) const;
+    /**
+     * @brief Calls `fn(Entity, void* const* components)` for every entity having all `count` ids,
+     *        `components[i]` the address of its `ids[i]`; archetype creation order, then row order.
+     *        Every id counts as a mutable term (change detection). @pre known, distinct ids; `fn`
+     *        makes no structural change (refused, as in each).
+     */
+    template <typename Func>
+    void each_raw(const ComponentTypeID* ids, size_t count, Func&& fn);
+    /// @brief on_add / on_remove / on_set by component id, with the component's address.
+    ObserverId on_add_raw(ComponentTypeID id, ErasedHook fn);
+    ObserverId on_remove_raw(ComponentTypeID id, ErasedHook fn);
+    ObserverId on_set_raw(ComponentTypeID id, ErasedHook fn);
+
+    // ---- [scripting] end ---------------------------------------------------------------------------
+
     // ----------------------------------------------------------------------------------------------
     // Component mutation
     // ----------------------------------------------------------------------------------------------
@@ -1063,6 +1106,7 @@ inline bool World::check_invariants() const {
 
 } // namespace ecs
 
+#include "runtime.hpp"         // [scripting] World::add_raw, get_raw, each_raw, ... and runtime components
 #include "detail/commands.hpp" // World::DeferredProxy and the commands it records
 #include "detail/clone.hpp"    // World::clone
 #include "detail/relation_ops.hpp" // [relations] World::relate and the rest, the destroy path

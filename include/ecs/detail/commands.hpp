@@ -11,10 +11,12 @@
 
 #include <cstddef>
 #include <type_traits>
+#include <new>
 #include <utility>
 
 #include "../world.hpp"
 #include "command_queue.hpp"
+#include "component_registry.hpp" // [scripting] check_known_id
 
 namespace ecs {
 
@@ -175,6 +177,76 @@ struct CallCommand {
 /// (DeferredProxy) or INVALID_ENTITY (CommandBuffer: a new slot at the flush).
 template <typename P, typename... Os>
 struct InstantiateCommand;
+
+// ---- [scripting] begin: untyped commands (DeferredProxy / CommandBuffer add_raw, remove_raw) ----
+
+/// A deferred add_raw: owns a copy of the value (or nullptr: value-initialise at flush).
+struct AddRawCommand {
+    AddRawCommand(Entity target, ComponentTypeID type, void* object, size_t object_align, void (*drop)(void*)) noexcept
+        : e(target), id(type), value(object), align(object_align), destroy(drop) {}
+    AddRawCommand(const AddRawCommand&) = delete;
+    AddRawCommand& operator=(const AddRawCommand&) = delete;
+    ~AddRawCommand() {
+        if (value == nullptr) return;
+        if (destroy != nullptr) destroy(value);
+        ::operator delete(value, std::align_val_t(align));
+    }
+    void run(World& w) { (void)w.add_raw(e, id, value); }
+    Entity e;
+    ComponentTypeID id;
+    void* value;   ///< heap copy (operator new with `align`), or nullptr
+    size_t align;
+    void (*destroy)(void*); ///< nullptr: nothing to destroy
+};
+
+struct RemoveRawCommand {
+    RemoveRawCommand(Entity target, ComponentTypeID type) noexcept : e(target), id(type) {}
+    void run(World& w) { w.remove_raw(e, id); }
+    Entity e;
+    ComponentTypeID id;
+};
+
+/// Records the untyped commands into a queue (World::DeferredProxy, CommandBuffer).
+struct RawCommandRecorder {
+    /// Copies `*value` (or nothing, for a value-initialised add) into the queue now. Refused (asserts,
+    /// nothing recorded) when the id is unknown, has no storage, or the type cannot copy / default-construct.
+    static void add(CommandQueue& q, const char* function, Entity e, ComponentTypeID id, const void* value) {
+        if (!check_known_id(function, id)) return;
+        const ColumnFactory factory = column_factory(id);
+        if (!ECS_CHECK(factory != nullptr, format_message("%s: component id %u has no storage", function, static_cast<unsigned>(id))))
+            return;
+        const ComponentColumn c = factory();
+        if (value == nullptr || c.is_tag) {
+            if (!ECS_CHECK(c.is_tag || default_constructors[id].load(std::memory_order_acquire) != nullptr,
+                           format_message("%s: component type %.*s is not default-constructible", function,
+                                          static_cast<int>(component_info(id).name.size()), component_info(id).name.data())))
+                return;
+            q.emplace<World, AddRawCommand>(e, id, nullptr, size_t(1), nullptr);
+            return;
+        }
+        if (!ECS_CHECK(c.copy != nullptr, format_message("%s: component type %.*s cannot be copied", function,
+                                                          static_cast<int>(component_info(id).name.size()),
+                                                          component_info(id).name.data())))
+            return;
+        void* copy = ::operator new(c.type_size, std::align_val_t(c.elem_align));
+        struct Guard { // frees the storage if the copy constructor throws
+            void* p;
+            size_t align;
+            ~Guard() {
+                if (p != nullptr) ::operator delete(p, std::align_val_t(align));
+            }
+        } guard{copy, c.elem_align};
+        c.copy(copy, value);
+        guard.p = nullptr;
+        q.emplace<World, AddRawCommand>(e, id, copy, c.elem_align, c.trivially_relocatable ? nullptr : c.destroy);
+    }
+    static void remove(CommandQueue& q, const char* function, Entity e, ComponentTypeID id) {
+        if (!check_known_id(function, id)) return;
+        q.emplace<World, RemoveRawCommand>(e, id);
+    }
+};
+
+// ---- [scripting] end ----
 
 /// Records the structural API into a CommandQueue. Shared by DeferredProxy and CommandBuffer.
 struct CommandRecorder {
@@ -338,6 +410,16 @@ public:
     void unrelate_all(Entity source) {
         detail::CommandRecorder::unrelate_all<R>(world_->deferred_, source);
     }
+    // ---- [scripting] begin (runtime.hpp) ----
+    /// Records add_raw(e, id, value): a copy of `*value` (nothing for nullptr) is taken now.
+    void add_raw(Entity e, ComponentTypeID id, const void* value) {
+        detail::RawCommandRecorder::add(world_->deferred_, "World::deferred().add_raw", e, id, value);
+    }
+    /// Records remove_raw(e, id).
+    void remove_raw(Entity e, ComponentTypeID id) {
+        detail::RawCommandRecorder::remove(world_->deferred_, "World::deferred().remove_raw", e, id);
+    }
+    // ---- [scripting] end ----
 
 private:
     World* world_;
