@@ -118,7 +118,7 @@ public:
     [[nodiscard]] size_t memory_bytes() const noexcept {
         size_t bytes = 0;
         for (const Archetype* a : archetypes_)
-            bytes += sizeof(Archetype) + a->block_bytes() + a->entities.capacity() * sizeof(Entity) + a->ticks.memory_bytes();
+            bytes += sizeof(Archetype) + a->block_bytes() + a->entities.capacity() * sizeof(Entity) + a->ticks.memory_bytes() + a->enable.memory_bytes();
         return bytes;
     }
 

@@ -116,28 +116,32 @@ public:
     /**
      * Runs the on_enter observers that match `e`'s archetype and did not match `before` (nullptr: the
      * entity did not exist). Re-reads the record before each; stops when `e` dies.
+     *
+     * [enable] "Match" applies enable bits: `e`'s disabled types count as absent and a disabled entity
+     * matches nothing. The types disabled on `e` now are taken out of `before` too, unless `exact`
+     * says `before` already is what queries saw.
      */
-    void fire_enter(World& w, const EntityIndex& index, Entity e, const ComponentMask* before) {
+    void fire_enter(World& w, const EntityIndex& index, Entity e, const ComponentMask* before, bool exact = false) {
         DispatchScope scope(*this);
         for (size_t i = 0; i < enter_.size(); ++i) {
             QueryHook& h = *enter_[i];
             if (!h.alive) continue;
             if (!index.alive(e)) return;
-            if (!h.matches(index[e.index].archetype->mask) || (before != nullptr && h.matches(*before))) continue;
+            if (!h.transition(index[e.index], before, exact)) continue;
             h.fn(w, e);
         }
     }
     /**
      * Runs the on_leave observers that match `e`'s archetype and will not match `after` (nullptr: the
-     * entity is destroyed), while its components are still readable.
+     * entity is destroyed), while its components are still readable. Enable bits as in fire_enter.
      */
-    void fire_leave(World& w, const EntityIndex& index, Entity e, const ComponentMask* after) {
+    void fire_leave(World& w, const EntityIndex& index, Entity e, const ComponentMask* after, bool exact = false) {
         DispatchScope scope(*this);
         for (size_t i = 0; i < leave_.size(); ++i) {
             QueryHook& h = *leave_[i];
             if (!h.alive) continue;
             if (!index.alive(e)) return;
-            if (!h.matches(index[e.index].archetype->mask) || (after != nullptr && h.matches(*after))) continue;
+            if (!h.transition(index[e.index], after, exact)) continue;
             h.fn(w, e);
         }
     }
@@ -189,6 +193,16 @@ private:
         bool impossible = false; ///< a required type lies beyond the bitset
         [[nodiscard]] bool matches(const ComponentMask& m) const noexcept {
             return !impossible && (m & include) == include && (m & exclude).none();
+        }
+        /// True when the entity at `r` matches now and did not match `other` (nullptr: no other state).
+        [[nodiscard]] bool transition(const EntityRecord& r, const ComponentMask* other, bool exact) const noexcept {
+            const Archetype& a = *r.archetype;
+            if (ECS_LIKELY(!a.enable.any())) return matches(a.mask) && (other == nullptr || !matches(*other));
+            ComponentMask now; // [enable] disabled types are absent; a disabled entity matches nothing
+            if (!a.effective_mask(r.row, now) || !matches(now)) return false;
+            if (other == nullptr) return true;
+            if (exact) return !matches(*other);
+            return !matches(*other & ~(a.mask & ~now));
         }
     };
     /// Hooks stay at one address (unique_ptr) while their list grows; freed only by compact().

@@ -20,6 +20,13 @@
  * Change detection: a run stamps "changed now" on the rows it visits for each non-const term whose
  * type is tracked, decided once per archetype (one branch on `Archetype::ticks.active()`).
  *
+ * Enable bits (enable.hpp): a disabled component is absent to queries (a term or With skips the row,
+ * Without accepts it, Optional gives nullptr) and a disabled entity is skipped unless the query has
+ * `IncludeDisabled{}`. Per archetype one branch on `Archetype::enable.any()` decides: while nothing in
+ * it is disabled its rows run as one block; otherwise they are split into runs of rows that pass
+ * (each_chunk: one chunk per run). Archetypes holding a type of `Without<...>` are kept aside as
+ * candidates and visited, in creation order among the others, only while they hold disabled rows.
+ *
  * Each distinct (terms, filters) signature gets a process-wide slot number from a function-local
  * static; each world keeps one cache per slot: the masks and the matching archetypes, extended
  * incrementally as archetypes are created (PITFALLS 9, 10). A stable world iterates with no matching,
@@ -49,6 +56,7 @@
 #include "component.hpp"
 #include "detail/message.hpp"
 #include "detail/pod_array.hpp"
+#include "enable.hpp"
 #include "entity.hpp"
 
 namespace ecs {
@@ -111,6 +119,11 @@ struct list_contains;
 template <typename T, typename... Ts>
 struct list_contains<T, TypeList<Ts...>> : std::bool_constant<contains_v<T, Ts...>> {};
 
+template <typename List>
+struct list_size;
+template <typename... Ts>
+struct list_size<TypeList<Ts...>> : std::integral_constant<size_t, sizeof...(Ts)> {};
+
 template <typename A, typename B>
 struct lists_disjoint;
 template <typename... As, typename B>
@@ -159,6 +172,7 @@ struct FilterTraits {
     using excluded = TypeList<>;
     using changed = TypeList<>; ///< Changed<Ts...>
     using added = TypeList<>;   ///< Added<Ts...>
+    static constexpr bool include_disabled = false; ///< IncludeDisabled (enable.hpp)
 };
 template <typename... Ts>
 struct FilterTraits<With<Ts...>> : FilterTraits<void> {
@@ -181,6 +195,12 @@ struct FilterTraits<Added<Ts...>> : FilterTraits<void> {
     static constexpr bool is_filter = true;
     using required = TypeList<bare_t<Ts>...>;
     using added = TypeList<bare_t<Ts>...>;
+};
+
+template <>
+struct FilterTraits<IncludeDisabled> : FilterTraits<void> {
+    static constexpr bool is_filter = true;
+    static constexpr bool include_disabled = true;
 };
 
 template <typename F>
@@ -223,7 +243,9 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
                       "(use ecs::Optional<T> for a component that may be absent)");
         static_assert((FilterTraits<Filters>::is_filter && ...),
                       "ecs query: the arguments before the callback must be filters (ecs::With<...>{}, ecs::Without<...>{}, "
-                      "and for world.query only ecs::Changed<...>{}, ecs::Added<...>{})");
+                      "ecs::IncludeDisabled{}, and for world.query only ecs::Changed<...>{}, ecs::Added<...>{})");
+        static_assert(sizeof...(Terms) <= 64 && list_size<required>::value + list_size<excluded>::value <= 64,
+                      "ecs query: at most 64 terms and 64 required or excluded types");
         static_assert(distinct<term_component_t<Terms>...>::value, "ecs query: a component type is listed twice among the terms");
         static_assert(list_distinct<excluded>::value, "ecs query: a component type is listed twice in Without/Exclude");
         static_assert(lists_disjoint<required, excluded>::value,
@@ -235,6 +257,8 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
     using added = typename concat<typename FilterTraits<Filters>::added...>::type;
     /// True when a Changed/Added filter is present (only query handles keep the progress they need).
     static constexpr bool change_filtered = !std::is_same_v<changed, TypeList<>> || !std::is_same_v<added, TypeList<>>;
+    /// True when IncludeDisabled is among the filters.
+    static constexpr bool include_disabled = (FilterTraits<Filters>::include_disabled || ...);
 };
 
 // -- the cache ---------------------------------------------------------------------------------------
@@ -258,6 +282,14 @@ struct QueryCache {
     bool change_filtered = false;        ///< Changed/Added filters present (handles only)
     PodArray<ComponentTypeID> changed;   ///< the types of Changed<...>
     PodArray<ComponentTypeID> added;     ///< the types of Added<...>
+    // [enable] what the row-filtered path tests (enable.hpp)
+    bool include_disabled = false;       ///< IncludeDisabled: disabled entities are visited
+    PodArray<ComponentTypeID> required_ids; ///< required terms, With, Changed, Added: must be enabled
+    PodArray<ComponentTypeID> excluded_ids; ///< Without: must be absent or disabled
+    PodArray<ComponentTypeID> optional_ids; ///< per term position: an Optional term's type, else INVALID_COMPONENT_ID
+    /// Archetypes that have every required type and some excluded one, in creation order: their rows
+    /// match where every excluded type they hold is disabled.
+    PodArray<Archetype*> candidates;
 
     /// Appends the archetypes created since the last refresh that match.
     ECS_FORCEINLINE void refresh(const ArchetypeGraph& graph) {
@@ -266,9 +298,18 @@ struct QueryCache {
     ECS_NOINLINE void refresh_slow(const ArchetypeGraph& graph) {
         for (size_t i = scanned; i < graph.size(); ++i) {
             Archetype* a = graph[i];
-            if (!impossible && (a->mask & include) == include && (a->mask & exclude).none()) archetypes.push_back(a);
+            if (impossible || (a->mask & include) != include) continue;
+            if ((a->mask & exclude).none()) archetypes.push_back(a);
+            else candidates.push_back(a);
         }
         scanned = graph.size();
+    }
+    /// True when some candidate holds disabled rows (then runs merge the candidates in).
+    [[nodiscard]] ECS_FORCEINLINE bool candidates_active() const noexcept {
+        if (ECS_LIKELY(candidates.empty())) return false;
+        for (const Archetype* a : candidates)
+            if (a->enable.any()) return true;
+        return false;
     }
 };
 
@@ -416,6 +457,15 @@ private:
         entry->change_filtered = Check::change_filtered;
         push_ids(entry->changed, typename Check::changed{});
         push_ids(entry->added, typename Check::added{});
+        entry->include_disabled = Check::include_disabled; // [enable]
+        push_ids(entry->required_ids, typename Check::required{});
+        push_ids(entry->excluded_ids, typename Check::excluded{});
+        push_optional_ids(entry->optional_ids, TermList{});
+    }
+
+    template <typename... Terms>
+    static void push_optional_ids(PodArray<ComponentTypeID>& ids, TypeList<Terms...>) {
+        (ids.push_back(TermTraits<Terms>::optional ? component_id<term_component_t<Terms>>() : INVALID_COMPONENT_ID), ...);
     }
 
     template <typename... Ts>
@@ -516,16 +566,191 @@ ECS_NOINLINE void touch_terms(Archetype& arch, size_t begin, size_t count) noexc
     (touch_term<Terms>(arch, begin, count), ...);
 }
 
+// -- [enable] the row-filtered path (enable.hpp) --------------------------------------------------------
+
+/**
+ * @brief Splits rows of one archetype into maximal runs that pass a query's enable rules: the entity
+ *        is enabled (unless IncludeDisabled), every required type is enabled, every excluded type the
+ *        archetype holds is disabled. A run also keeps one state for each Optional term (its bit
+ *        `absent` is set when the term's type is disabled on the run's rows).
+ */
+class EnableRowTest {
+public:
+    static constexpr size_t MAX = 64; // QueryCheck caps terms and required + excluded types at 64
+
+    /// Gathers the bit columns of `arch` that can fail a row. @return false when no row can pass.
+    bool prepare(const QueryCache& q, const Archetype& arch) noexcept {
+        set_count_ = clear_count_ = optional_count_ = 0;
+        const RowEnable& en = arch.enable;
+        if (!q.include_disabled && en.entities().count != 0) fail_if_set_[set_count_++] = &en.entities();
+        for (const ComponentTypeID id : q.required_ids) {
+            if (!arch.has(id)) continue; // never for a match
+            const DisabledBits* b = en.column(arch.column_index[id]);
+            if (b != nullptr && b->count != 0 && set_count_ < MAX) fail_if_set_[set_count_++] = b;
+        }
+        for (const ComponentTypeID id : q.excluded_ids) {
+            if (!arch.has(id)) continue;
+            const DisabledBits* b = en.column(arch.column_index[id]);
+            if (b == nullptr || b->count == 0) return false; // held and enabled on every row
+            if (clear_count_ < MAX) fail_if_clear_[clear_count_++] = b;
+        }
+        for (size_t t = 0; t < q.optional_ids.size() && t < MAX; ++t) {
+            const ComponentTypeID id = q.optional_ids.data()[t];
+            if (id == INVALID_COMPONENT_ID || !arch.has(id)) continue;
+            const DisabledBits* b = en.column(arch.column_index[id]);
+            if (b == nullptr || b->count == 0) continue;
+            optional_[optional_count_] = b;
+            optional_term_[optional_count_++] = static_cast<uint32_t>(t);
+        }
+        return true;
+    }
+
+    /// Calls `visit(arch, begin, count, absent)` for each run in rows [begin, end).
+    template <typename Visit>
+    void runs(Archetype& arch, size_t begin, size_t end, Visit& visit) const {
+        if (set_count_ == 0 && clear_count_ == 0 && optional_count_ == 0) {
+            if (end > begin) visit(arch, begin, end - begin, uint64_t(0));
+            return;
+        }
+        size_t run_begin = 0;
+        size_t run_size = 0;
+        uint64_t run_absent = 0;
+        for (size_t row = begin; row < end;) {
+            const size_t w = row >> 6;
+            uint64_t pass = ~uint64_t(0);
+            for (size_t i = 0; i < set_count_; ++i) pass &= ~fail_if_set_[i]->word(w);
+            for (size_t i = 0; i < clear_count_; ++i) pass &= fail_if_clear_[i]->word(w);
+            const size_t word_end = (w + 1) * 64 < end ? (w + 1) * 64 : end;
+            if (optional_count_ == 0 && pass == ~uint64_t(0)) { // the whole word passes
+                if (run_size == 0) run_begin = row;
+                run_size += word_end - row;
+                row = word_end;
+                continue;
+            }
+            for (; row < word_end; ++row) {
+                if (!((pass >> (row & 63)) & 1u)) {
+                    if (run_size != 0) visit(arch, run_begin, run_size, run_absent);
+                    run_size = 0;
+                    continue;
+                }
+                uint64_t absent = 0;
+                for (size_t i = 0; i < optional_count_; ++i)
+                    if ((optional_[i]->word(w) >> (row & 63)) & 1u) absent |= uint64_t(1) << optional_term_[i];
+                if (run_size != 0 && absent != run_absent) {
+                    visit(arch, run_begin, run_size, run_absent);
+                    run_size = 0;
+                }
+                if (run_size == 0) {
+                    run_begin = row;
+                    run_absent = absent;
+                }
+                ++run_size;
+            }
+        }
+        if (run_size != 0) visit(arch, run_begin, run_size, run_absent);
+    }
+
+private:
+    const DisabledBits* fail_if_set_[MAX];   ///< a set bit fails the row
+    const DisabledBits* fail_if_clear_[MAX]; ///< a clear bit fails the row
+    const DisabledBits* optional_[MAX];      ///< Optional terms with disabled rows here
+    uint32_t optional_term_[MAX];            ///< their term positions
+    size_t set_count_ = 0;
+    size_t clear_count_ = 0;
+    size_t optional_count_ = 0;
+};
+
+/// Calls `fn(arch, candidate)` for every archetype `q` visits, in creation order: its matches, and,
+/// while some of them hold disabled rows, its candidates (archetypes holding an excluded type).
+template <typename Func>
+void for_each_archetype(const QueryCache& q, Func&& fn) {
+    if (ECS_LIKELY(!q.candidates_active())) {
+        for (Archetype* a : q.archetypes) fn(*a, false);
+        return;
+    }
+    size_t i = 0;
+    size_t j = 0;
+    const size_t matches = q.archetypes.size();
+    const size_t candidates = q.candidates.size();
+    while (i < matches || j < candidates) {
+        if (j == candidates || (i < matches && q.archetypes.data()[i]->id < q.candidates.data()[j]->id)) {
+            fn(*q.archetypes.data()[i++], false);
+        } else {
+            Archetype* c = q.candidates.data()[j++];
+            if (c->enable.any()) fn(*c, true);
+        }
+    }
+}
+
+/// Calls `visit(arch, begin, count, absent)` for every run of rows `q` visits (creation order, then row
+/// order). `absent` has bit t set when Optional term t is disabled on the run (0 on the plain path).
+template <typename Visit>
+void for_each_run(const QueryCache& q, Visit&& visit) {
+    for_each_archetype(q, [&](Archetype& a, bool candidate) {
+        const size_t n = a.size();
+        if (n == 0) return;
+        if (ECS_LIKELY(!candidate && !a.enable.any())) {
+            visit(a, size_t(0), n, uint64_t(0));
+            return;
+        }
+        EnableRowTest test;
+        if (test.prepare(q, a)) test.runs(a, 0, n, visit);
+    });
+}
+
+/// touch_term, skipped for an Optional term absent from the run.
+template <typename... Terms, size_t... Is>
+void touch_terms_present(Archetype& arch, size_t begin, size_t count, uint64_t absent, std::index_sequence<Is...>) noexcept {
+    ((((absent >> Is) & 1u) ? void() : touch_term<Terms>(arch, begin, count)), ...);
+}
+
+template <bool WithEntity, typename... Terms, typename Func, size_t... Is>
+ECS_FORCEINLINE void run_rows_absent(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent,
+                                     std::index_sequence<Is...>) {
+    run_rows<WithEntity, Terms...>(fn, count, a.entities.data() + begin,
+                                   (((absent >> Is) & 1u) ? term_pointer_t<Terms>(nullptr)
+                                                          : term_offset<Terms>(term_column<Terms>(a), begin))...);
+}
+
+/// Runs `fn` over one run of rows (stamping the mutable terms first).
+template <bool WithEntity, typename... Terms, typename Func>
+void run_run(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent) {
+    if constexpr (!(TermTraits<Terms>::read_only && ...))
+        if (a.ticks.active()) touch_terms_present<Terms...>(a, begin, count, absent, std::index_sequence_for<Terms...>{});
+    run_rows_absent<WithEntity, Terms...>(fn, a, begin, count, absent, std::index_sequence_for<Terms...>{});
+}
+
+/// The rows of one archetype with disabled rows, run by run.
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_NOINLINE void run_archetype_filtered(const QueryCache& q, Archetype& arch, Func& fn) {
+    EnableRowTest test;
+    if (!test.prepare(q, arch)) return;
+    auto visit = [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        run_run<WithEntity, Terms...>(fn, a, begin, count, absent);
+    };
+    test.runs(arch, 0, arch.size(), visit);
+}
+
 /// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
 template <bool WithEntity, typename... Terms, typename Func>
 void run_query(const QueryCache& q, uint32_t* depth, Func& fn) {
     IterationScope scope(depth);
+    if (ECS_UNLIKELY(q.candidates_active())) { // [enable] a Without type is disabled somewhere
+        for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+            run_run<WithEntity, Terms...>(fn, a, begin, count, absent);
+        });
+        return;
+    }
     Archetype* const* archs = q.archetypes.data();
     const size_t archetype_count = q.archetypes.size();
     for (size_t a = 0; a < archetype_count; ++a) {
         Archetype& arch = *archs[a];
         const size_t n = arch.size();
         if (n == 0) continue;
+        if (ECS_UNLIKELY(arch.enable.any())) { // [enable] disabled rows here: run by run
+            run_archetype_filtered<WithEntity, Terms...>(q, arch, fn);
+            continue;
+        }
         if constexpr (!(TermTraits<Terms>::read_only && ...))
             if (ECS_UNLIKELY(arch.ticks.active())) touch_terms<Terms...>(arch, 0, n);
         run_rows<WithEntity, Terms...>(fn, n, arch.entities.data(), term_column<Terms>(arch)...);
@@ -596,15 +821,12 @@ inline bool change_filter_tracked(const QueryCache& q, const ArchetypeGraph& gra
     return true;
 }
 
-/// Calls `visit(arch, begin, count)` for each maximal run of rows of `q` passing the change filter
-/// (runs are computed before they are visited).
+/// The maximal runs of rows of `a` passing the prepared change filter: `visit(arch, begin, count)`.
 template <typename Visit>
-void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
+void changed_runs(const ChangeFilter& filter, Tick since, Archetype* a, Visit& visit) {
     constexpr size_t BLOCK = TickColumn::BLOCK_ROWS;
-    ChangeFilter filter(q, since);
-    for (Archetype* a : q.archetypes) {
+    {
         const size_t n = a->size();
-        if (n == 0 || !filter.prepare(*a)) continue;
         size_t run_begin = 0;
         size_t run_size = 0;
         for (size_t block_begin = 0; block_begin < n; block_begin += BLOCK) {
@@ -652,6 +874,26 @@ void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
     }
 }
 
+
+/// Calls `visit(arch, begin, count, absent)` for each maximal run of rows of `q` passing the change
+/// filter and the enable rules (see for_each_run).
+template <typename Visit>
+void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
+    ChangeFilter filter(q, since);
+    for_each_archetype(q, [&](Archetype& arch, bool candidate) {
+        if (arch.size() == 0 || !filter.prepare(arch)) return;
+        if (ECS_LIKELY(!candidate && !arch.enable.any())) {
+            auto whole = [&](Archetype& a, size_t begin, size_t count) { visit(a, begin, count, uint64_t(0)); };
+            changed_runs(filter, since, &arch, whole);
+            return;
+        }
+        EnableRowTest test; // [enable] each changed run is split further
+        if (!test.prepare(q, arch)) return;
+        auto split = [&](Archetype& a, size_t begin, size_t count) { test.runs(a, begin, begin + count, visit); };
+        changed_runs(filter, since, &arch, split);
+    });
+}
+
 } // namespace detail
 
 class Executor;
@@ -662,10 +904,17 @@ class World;
  *
  * Valid during the each_chunk callback that received it. For a tag type `get<T>()` returns the one
  * shared object of the type (do not index it).
+ *
+ * Enable bits: a chunk holds only rows that pass the query's enable rules, and `get<T>()` of an
+ * Optional term whose type is disabled on the chunk's rows gives nullptr (the rows are split so that
+ * each Optional term is either enabled or disabled on all of a chunk's rows).
  */
 class Chunk {
 public:
     Chunk(Archetype& arch, size_t begin, size_t count) noexcept : arch_(&arch), begin_(begin), size_(count) {}
+    /// A run with Optional terms disabled: bit t of `absent` names term t, whose type is `term_ids[t]`.
+    Chunk(Archetype& arch, size_t begin, size_t count, uint64_t absent, const ComponentTypeID* term_ids) noexcept
+        : arch_(&arch), begin_(begin), size_(count), absent_(absent), term_ids_(term_ids) {}
 
     /// Number of rows.
     [[nodiscard]] size_t size() const noexcept { return size_; }
@@ -676,20 +925,33 @@ public:
     [[nodiscard]] T* get() const noexcept {
         static_assert(!std::is_pointer_v<T> && !std::is_reference_v<T>, "Chunk::get<T>: T must be a component type");
         const ComponentTypeID id = component_id<T>();
-        if (!arch_->has(id)) return nullptr;
+        if (!arch_->has(id) || ECS_UNLIKELY(absent(id))) return nullptr;
         const ComponentColumn& c = arch_->column(id);
         return reinterpret_cast<T*>(c.data + begin_ * c.elem_size);
     }
-    /// True when the rows have `T`.
+    /// True when the rows have `T` (and it is not an Optional term disabled on them).
     template <typename T>
     [[nodiscard]] bool has() const noexcept {
-        return arch_->has(component_id<T>());
+        const ComponentTypeID id = component_id<T>();
+        return arch_->has(id) && !absent(id);
     }
 
 private:
+    [[nodiscard]] bool absent(ComponentTypeID id) const noexcept {
+        if (absent_ == 0) return false;
+        for (uint64_t bits = absent_; bits != 0; bits &= bits - 1) {
+            size_t t = 0;
+            while (!((bits >> t) & 1u)) ++t;
+            if (term_ids_[t] == id) return true;
+        }
+        return false;
+    }
+
     Archetype* arch_;
     size_t begin_;
     size_t size_;
+    uint64_t absent_ = 0;                      ///< [enable] Optional terms disabled on these rows
+    const ComponentTypeID* term_ids_ = nullptr; ///< the query's Optional term ids, by term position
 };
 
 /**
@@ -721,9 +983,8 @@ public:
         cache_->refresh(*graph_);
         constexpr bool with_entity = detail::takes_entity<Func, Terms...>();
         if (ECS_UNLIKELY(cache_->change_filtered)) {
-            run_changed([&](Archetype& arch, size_t begin, size_t count) {
-                detail::run_rows<with_entity, Terms...>(fn, count, arch.entities.data() + begin,
-                                                        detail::term_offset<Terms>(detail::term_column<Terms>(arch), begin)...);
+            run_changed([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
+                detail::run_rows_absent<with_entity, Terms...>(fn, arch, begin, count, absent, std::index_sequence_for<Terms...>{});
             });
             return;
         }
@@ -744,21 +1005,22 @@ public:
         static_assert(std::is_invocable_v<Func&, Chunk&>, "Query::each_chunk: the callback must be callable as fn(ecs::Chunk&)");
         if (cache_ == nullptr || !detail::terms_access_ok<Terms...>()) return;
         cache_->refresh(*graph_);
+        const ComponentTypeID* term_ids = cache_->optional_ids.data();
         if (ECS_UNLIKELY(cache_->change_filtered)) {
-            run_changed([&](Archetype& arch, size_t begin, size_t count) {
-                Chunk chunk(arch, begin, count);
+            run_changed([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
+                Chunk chunk(arch, begin, count, absent, term_ids);
                 fn(chunk);
             });
             return;
         }
         detail::IterationScope scope(engine_->scope_depth());
-        for (Archetype* a : cache_->archetypes) {
-            if (a->size() == 0) continue;
+        detail::for_each_run(*cache_, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
             if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
-                if (ECS_UNLIKELY(a->ticks.active())) detail::touch_terms<Terms...>(*a, 0, a->size());
-            Chunk chunk(*a, 0, a->size());
+                if (ECS_UNLIKELY(a.ticks.active()))
+                    detail::touch_terms_present<Terms...>(a, begin, count, absent, std::index_sequence_for<Terms...>{});
+            Chunk chunk(a, begin, count, absent, term_ids);
             fn(chunk);
-        }
+        });
     }
     /// Number of matching entities. O(matching archetypes) (O(matching rows) with a change filter).
     [[nodiscard]] size_t count() const {
@@ -767,10 +1029,10 @@ public:
         size_t n = 0;
         if (ECS_UNLIKELY(cache_->change_filtered)) {
             if (!detail::change_filter_tracked(*cache_, *graph_)) return 0;
-            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype&, size_t, size_t k) { n += k; });
+            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; });
             return n;
         }
-        for (const Archetype* a : cache_->archetypes) n += a->size();
+        detail::for_each_run(*cache_, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; });
         return n;
     }
     /// True when no entity matches.
@@ -782,14 +1044,16 @@ public:
         if (ECS_UNLIKELY(cache_->change_filtered)) {
             Entity found = INVALID_ENTITY;
             if (!detail::change_filter_tracked(*cache_, *graph_)) return found;
-            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype& a, size_t begin, size_t) {
+            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype& a, size_t begin, size_t, uint64_t) {
                 if (found == INVALID_ENTITY) found = a.entities[begin];
             });
             return found;
         }
-        for (const Archetype* a : cache_->archetypes)
-            if (a->size() != 0) return a->entities[0];
-        return INVALID_ENTITY;
+        Entity found = INVALID_ENTITY;
+        detail::for_each_run(*cache_, [&](Archetype& a, size_t begin, size_t, uint64_t) {
+            if (found == INVALID_ENTITY) found = a.entities[begin];
+        });
+        return found;
     }
 
 private:
@@ -802,10 +1066,11 @@ private:
         detail::ChangeClock& clock = *graph_->clock(); // tracked types exist, so the clock does
         {
             detail::IterationScope scope(engine_->scope_depth());
-            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype& arch, size_t begin, size_t count) {
+            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
                 if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
-                    if (arch.ticks.active()) detail::touch_terms<Terms...>(arch, begin, count);
-                visit(arch, begin, count);
+                    if (arch.ticks.active())
+                        detail::touch_terms_present<Terms...>(arch, begin, count, absent, std::index_sequence_for<Terms...>{});
+                visit(arch, begin, count, absent);
             });
         }
         last_run_ = clock.now;

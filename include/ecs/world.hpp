@@ -280,6 +280,36 @@ public:
         remove_id(e, component_id<T>());
     }
 
+    // ---- [enable] begin: enable bits (enable.hpp, detail/enable_ops.hpp; notes/enable.md) ----------
+
+    /**
+     * @brief Disables `e`'s `T` (addition): it stays on `e` (has, get, try_get, hooks work) but queries,
+     *        count<Ts...> and single treat it as absent. No migration. Allowed during iteration (a row
+     *        the running query has not reached yet may or may not see the change). No-op when `e` is
+     *        dead or lacks `T`; a `T` added later starts enabled. on_leave / on_enter observers fire.
+     */
+    template <typename T>
+    void disable(Entity e);
+    /// @brief Enables `e`'s `T` again (addition). No-op when `e` is dead, lacks `T` or `T` is enabled.
+    template <typename T>
+    void enable(Entity e);
+    /// @brief True when `e` is alive, has `T` and `T` is enabled (addition). The entity's own state
+    ///        (enabled(e)) does not enter into it.
+    template <typename T>
+    [[nodiscard]] bool enabled(Entity e) const noexcept;
+    /**
+     * @brief Disables entity `e` (addition): every query, count<Ts...> and single skips it unless the
+     *        query has ecs::IncludeDisabled{}; count() and alive() still count it. No migration; the
+     *        state survives adding and removing components. No-op when `e` is dead.
+     */
+    void disable(Entity e);
+    /// @brief Enables entity `e` again (addition). No-op when `e` is dead or enabled.
+    void enable(Entity e);
+    /// @brief True when `e` is alive and not disabled (addition).
+    [[nodiscard]] bool enabled(Entity e) const noexcept;
+
+    // ---- [enable] end -------------------------------------------------------------------------------
+
     // ----------------------------------------------------------------------------------------------
     // Queries (query.hpp has the terms, filters and the rules)
     // ----------------------------------------------------------------------------------------------
@@ -292,7 +322,7 @@ public:
     [[nodiscard]] size_t count() const {
         const detail::QueryCache& q = cache_of<detail::TypeList<T, Ts...>, detail::TypeList<>>();
         size_t n = 0;
-        for (const Archetype* a : q.archetypes) n += a->size();
+        detail::for_each_run(q, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; }); // [enable] enabled rows
         return n;
     }
 
@@ -305,15 +335,19 @@ public:
         detail::QueryCache& q = cache_of<detail::TypeList<Ts...>, detail::TypeList<>>();
         size_t n = 0;
         Archetype* found = nullptr;
-        for (Archetype* a : q.archetypes) {
-            n += a->size();
-            if (a->size() != 0 && found == nullptr) found = a;
-        }
+        size_t row = 0;
+        detail::for_each_run(q, [&](Archetype& a, size_t begin, size_t k, uint64_t) { // [enable] enabled rows
+            if (found == nullptr) {
+                found = &a;
+                row = begin;
+            }
+            n += k;
+        });
         if (!ECS_CHECK(n == 1, "World::single: expected exactly one matching entity")) return;
         if (!detail::terms_access_ok<Ts...>()) return;
         detail::IterationScope scope(queries_.scope_depth());
-        if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, 0, 1); // [change]
-        fn(found->entities[0], detail::element(column_data<Ts>(*found), 0)...);
+        if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, row, 1); // [change]
+        fn(found->entities[row], detail::element(column_data<Ts>(*found), row)...);
     }
 
     /**
@@ -702,8 +736,14 @@ private:
         }
         EntityRecord& rec = entities_[e.index]; // re-read: a hook may have grown the records
         Archetype& src = *rec.archetype;
+        if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_enter after the move
+            ComponentMask before = src.mask; // [enable] a disabled `id` was absent already
+            if (src.enable.any() && src.disabled(id, rec.row)) before.reset(id);
+            migrate(rec, e, src, *graph_.remove_target(src, id));
+            observers_.fire_enter(*this, entities_, e, &before);
+            return;
+        }
         migrate(rec, e, src, *graph_.remove_target(src, id));
-        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, &src.mask); // [change]
     }
 
     // -- [change] change detection and observer helpers --------------------------------------------
@@ -731,6 +771,9 @@ private:
         detail::set_bits(exclude, ignored, typename Check::excluded{});
         return observers_.add_query_observer(enter, include, exclude, impossible, detail::Observers::EntityHook(fn));
     }
+
+    /// [enable] disable/enable of component `id` (INVALID_COMPONENT_ID: the entity) with query observers.
+    void toggle_observed(Entity e, ComponentTypeID id, bool off);
 
     /// Moves live `e` from `src` to `dst` (archetype.hpp does the rows) and updates both records.
     ECS_FORCEINLINE uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
@@ -860,6 +903,7 @@ inline bool World::check_invariants() const {
             if (col.elem_size != 0 && reinterpret_cast<uintptr_t>(col.data) % col.elem_align != 0) return false;
         }
         if (arch.row_size != 0 && arch.size() > arch.capacity()) return false;
+        if (!arch.enable.check(arch.size())) return false; // [enable] counts right, no bit past the rows
         for (size_t row = 0; row < arch.size(); ++row) {
             const Entity e = arch.entities[row];
             if (e.index == 0 || e.index >= entities_.size()) return false;
@@ -877,3 +921,4 @@ inline bool World::check_invariants() const {
 
 #include "detail/commands.hpp" // World::DeferredProxy and the commands it records
 #include "detail/clone.hpp"    // World::clone
+#include "detail/enable_ops.hpp" // [enable] World::disable / enable / enabled

@@ -24,6 +24,7 @@
 
 #include "../serialization.hpp"
 #include "snapshot_io.hpp"
+#include "snapshot_sections.hpp"
 
 namespace ecs {
 
@@ -139,13 +140,11 @@ private:
         return true;
     }
 
-    /// Format 2, after the entity table: the resource table, which must end the body exactly, then
-    /// the body checksum (already verified).
+    /// Format 2, after the entity table: the resource table, then the optional sections, which must end
+    /// the body exactly (snapshot_sections.hpp), then the body checksum (already verified).
     bool read_trailer() {
         if (!read_resources()) return false;
-        if (in_.remaining() != 0)
-            return fail(DeserializeError::bad_count, in_.offset(),
-                        "the body holds " + std::to_string(in_.remaining()) + " bytes after its resource table");
+        if (!read_sections()) return false;
         in_.unlimit();
         unsigned char stored[4];
         if (!in_.raw(stored, 4)) return truncated(in_.offset(), "missing body checksum");
@@ -467,6 +466,105 @@ private:
         resources_.clear();
     }
 
+    // -- [enable] optional sections after the resource table (format: snapshot_sections.hpp) ------
+
+    /// Reads sections until the body ends: each kind at most once, in order.
+    bool read_sections() {
+        int last_order = 0;
+        while (in_.remaining() != 0) {
+            const uint64_t at = in_.offset();
+            const std::string junk =
+                "the body holds " + std::to_string(in_.remaining()) + " bytes after its resource table that are not a ";
+            uint32_t tag = 0;
+            uint64_t length = 0;
+            if (in_.remaining() < 12 || !in_.u32(tag) || !in_.u64(length)) return fail(DeserializeError::bad_count, at, junk + "section");
+            const int order = section_order(tag);
+            if (order == 0) return fail(DeserializeError::bad_count, at, junk + "known section (unknown tag)");
+            if (order <= last_order) return fail(DeserializeError::bad_count, at, "section repeated or out of order");
+            if (length > in_.remaining()) return truncated(at + 4, "section length exceeds the bytes left in the body");
+            last_order = order;
+            const uint64_t end = in_.offset() + length;
+            if (tag == SECTION_ENABLE && !read_enable_section()) return false;
+            if (in_.offset() != end)
+                return fail(DeserializeError::column_size_mismatch, at, "section payload length disagrees with its contents");
+        }
+        return true;
+    }
+
+    /// The archetype and row of live slot `slot` (a section names it); fails (at `at`) otherwise.
+    bool locate_slot(uint32_t slot, uint64_t at, Archetype*& arch, uint32_t& row) {
+        if (slot >= slot_count_ || slot_state_[slot] != SLOT_LIVE)
+            return fail(DeserializeError::entity_out_of_range, at,
+                        "section names entity slot " + std::to_string(slot) + ", which holds no live entity");
+        if (where_.empty()) {
+            where_.assign(slot_count_, SlotPlace{nullptr, 0});
+            for (Archetype* a : filled_)
+                for (size_t r = 0; r < a->size(); ++r) where_[a->entities[r].index] = SlotPlace{a, static_cast<uint32_t>(r)};
+        }
+        arch = where_[slot].archetype;
+        row = where_[slot].row;
+        return arch != nullptr || fail(DeserializeError::entity_out_of_range, at, "section names an entity without a row");
+    }
+
+    /// "ENBL": disabled entities, then disabled components by type.
+    bool read_enable_section() {
+        uint64_t at = in_.offset();
+        uint32_t count = 0;
+        if (!in_.u32(count)) return truncated(at, "missing disabled entity count");
+        if (uint64_t(count) * 4 > in_.remaining()) return truncated(at, "disabled entity count exceeds the section");
+        for (uint32_t i = 0; i < count; ++i) {
+            at = in_.offset();
+            uint32_t slot = 0;
+            Archetype* arch = nullptr;
+            uint32_t row = 0;
+            if (!in_.u32(slot)) return truncated(at, "disabled entity list cut short");
+            if (!locate_slot(slot, at, arch, row)) return false;
+            if (!arch->enable.set_entity(row, true))
+                return fail(DeserializeError::duplicate_entity, at, "entity slot " + std::to_string(slot) + " listed twice");
+        }
+        at = in_.offset();
+        uint32_t types = 0;
+        if (!in_.u32(types)) return truncated(at, "missing disabled component type count");
+        if (uint64_t(types) * 9 > in_.remaining()) return truncated(at, "disabled component type count exceeds the section");
+        for (uint32_t t = 0; t < types; ++t) {
+            const uint64_t name_at = in_.offset();
+            uint32_t length = 0;
+            if (!in_.u32(length)) return truncated(name_at, "missing component name length");
+            if (length == 0 || length > MAX_COMPONENT_NAME_LENGTH)
+                return fail(DeserializeError::bad_name, name_at, "component name length " + std::to_string(length) + " is 0 or too long");
+            std::string name(length, '\0');
+            if (!in_.raw(&name[0], length)) return truncated(name_at, "component name cut short");
+            ComponentTypeID id = INVALID_COMPONENT_ID;
+            if (component_registry().find(name, id) == nullptr)
+                return fail(DeserializeError::unknown_component, name_at, "unknown component name \"" + name + "\"");
+            at = in_.offset();
+            uint32_t n = 0;
+            if (!in_.u32(n)) return truncated(at, "missing disabled component count");
+            if (uint64_t(n) * 4 > in_.remaining()) return truncated(at, "disabled component count exceeds the section");
+            for (uint32_t i = 0; i < n; ++i) {
+                at = in_.offset();
+                uint32_t slot = 0;
+                Archetype* arch = nullptr;
+                uint32_t row = 0;
+                if (!in_.u32(slot)) return truncated(at, "disabled component list cut short");
+                if (!locate_slot(slot, at, arch, row)) return false;
+                if (!arch->has(id))
+                    return fail(DeserializeError::bad_count, at,
+                                "entity slot " + std::to_string(slot) + " has no \"" + name + "\" to disable");
+                if (!arch->set_disabled(id, row, true))
+                    return fail(DeserializeError::duplicate_entity, at,
+                                "entity slot " + std::to_string(slot) + " listed twice for \"" + name + "\"");
+            }
+        }
+        return true;
+    }
+
+    struct SlotPlace {
+        Archetype* archetype;
+        uint32_t row;
+    };
+    std::vector<SlotPlace> where_; ///< by slot, built by the first locate_slot
+
     /// A resource read from the snapshot, waiting for commit().
     struct PendingResource {
         const ResourceRegistration* registration;
@@ -533,9 +631,12 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
         }
     }
     std::vector<std::pair<const ResourceRegistration*, const void*>> resources; // registered and present
-    if (version >= 2)
+    SnapshotSections sections; // [enable] optional sections after the resource table
+    if (version >= 2) {
         for (const ResourceRegistration* reg : resource_registry().all())
             if (const void* value = reg->find(world)) resources.emplace_back(reg, value);
+        sections.build(world, [](ComponentTypeID id) -> const std::string& { return component_registry().find(id)->name; });
+    }
 
     // Measure the body; serialize what only functions can write into `pending`, one length per
     // column or resource in `pending_sizes`, in the order the body lists them.
@@ -588,6 +689,7 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
             pending_sizes.push_back(pending.size() - before);
             body += pending_sizes.back();
         }
+        body += sections.bytes();
     }
 
     SnapshotWriter w(out);
@@ -666,6 +768,7 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
             write_next_pending();
         }
     }
+    sections.write(w);
     ECS_ASSERT(w.written() == body, "serialize: body length miscounted (library bug)");
     w.u32(w.end_checksum());
 }

@@ -1,0 +1,142 @@
+/**
+ * @file ecs/detail/snapshot_sections.hpp
+ * @brief The optional sections at the end of a format 2 snapshot body (addition, 1.0): enable state
+ *        (and, with sparse storage, sparse components).
+ *
+ * A format 2 body used to end with its resource table. It may now go on with sections, each
+ *
+ *     u32 tag, u64 byte length, payload (exactly that many bytes)
+ *
+ * at most one of each tag, in increasing order of kind (the order they are listed below; anything else
+ * after the resource table is `bad_count`, as it always was). A reader
+ * that finds the body ending after the resource table sees no section: snapshots written before
+ * sections existed, and snapshots of worlds that use none of them, are byte for byte what they were,
+ * and the format version stays 2. The body checksum covers the sections like the rest of the body.
+ *
+ * - `"ENBL"` (enable.hpp): u32 count, that many entity slots (disabled entities), then u32 type count
+ *   and per type: u32 name length, the registered name, u32 count, that many entity slots (the
+ *   entities whose component of that type is disabled). Slots are u32 little-endian, ascending.
+ *
+ * This header builds and writes the sections (write_snapshot calls it); SnapshotLoader reads them
+ * (snapshot_loader.hpp). Include <ecs/serialization.hpp>.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../world.hpp"
+#include "snapshot_io.hpp"
+
+namespace ecs::detail {
+
+/// Section tags: four ASCII characters read as a little-endian u32.
+inline constexpr uint32_t SECTION_ENABLE = 0x4C424E45u; // "ENBL"
+
+/// The kind order of a tag (sections appear in increasing order), 0 for an unknown tag.
+[[nodiscard]] inline int section_order(uint32_t tag) noexcept {
+    return tag == SECTION_ENABLE ? 1 : 0;
+}
+
+/// A payload under construction: little-endian integers appended to a byte string.
+struct SectionBytes {
+    std::string bytes;
+    void u32(uint32_t v) {
+        unsigned char b[4];
+        put_u32(b, v);
+        bytes.append(reinterpret_cast<const char*>(b), 4);
+    }
+    void name(const std::string& text) {
+        u32(static_cast<uint32_t>(text.size()));
+        bytes.append(text);
+    }
+};
+
+/**
+ * @brief The sections of one snapshot, built from a world before the body is written (their byte
+ *        lengths are part of the body's length, which precedes the body).
+ */
+struct SnapshotSections {
+    SectionBytes enable; ///< payload of "ENBL"; empty when nothing is disabled
+    bool has_enable = false;
+
+    /// Builds every section `world` needs; `name_of(id)` gives a component type's registered name.
+    template <typename NameOf>
+    void build(const World& world, NameOf&& name_of) {
+        build_enable(world, name_of);
+    }
+    /// Bytes the sections add to the body.
+    [[nodiscard]] uint64_t bytes() const noexcept { return has_enable ? 12 + enable.bytes.size() : 0; }
+    void write(SnapshotWriter& w) const {
+        if (has_enable) write_one(w, SECTION_ENABLE, enable);
+    }
+
+private:
+    static void write_one(SnapshotWriter& w, uint32_t tag, const SectionBytes& payload) {
+        w.u32(tag);
+        w.u64(payload.bytes.size());
+        w.raw(payload.bytes.data(), payload.bytes.size());
+    }
+
+    /// Calls `fn(row)` for each set bit of `bits` below `rows`.
+    template <typename Func>
+    static void each_set(const DisabledBits& bits, size_t rows, Func&& fn) {
+        for (size_t w = 0; w < bits.words.size(); ++w)
+            for (uint64_t word = bits.words.data()[w]; word != 0; word &= word - 1) {
+                size_t k = 0;
+                while (!((word >> k) & 1u)) ++k;
+                if (w * 64 + k < rows) fn(w * 64 + k);
+            }
+    }
+
+    template <typename NameOf>
+    void build_enable(const World& world, NameOf& name_of) {
+        std::vector<uint32_t> entities;
+        std::vector<std::vector<uint32_t>> by_type; // by component id
+        for (const Archetype* a : WorldAccess::archetypes(world)) {
+            if (!a->enable.any()) continue;
+            const size_t rows = a->size();
+            each_set(a->enable.entities(), rows, [&](size_t row) { entities.push_back(a->entities[row].index); });
+            for (size_t c = 0; c < a->columns.size(); ++c) {
+                const DisabledBits* bits = a->enable.column(c);
+                if (bits == nullptr || bits->count == 0) continue;
+                const ComponentTypeID id = a->types[c];
+                if (by_type.size() <= id) by_type.resize(size_t(id) + 1);
+                each_set(*bits, rows, [&](size_t row) { by_type[id].push_back(a->entities[row].index); });
+            }
+        }
+        size_t types = 0;
+        for (const auto& list : by_type) types += list.empty() ? 0u : 1u;
+        if (entities.empty() && types == 0) return;
+        has_enable = true;
+        insertion_sort_slots(entities);
+        enable.u32(static_cast<uint32_t>(entities.size()));
+        for (uint32_t slot : entities) enable.u32(slot);
+        enable.u32(static_cast<uint32_t>(types));
+        for (size_t id = 0; id < by_type.size(); ++id) {
+            std::vector<uint32_t>& list = by_type[id];
+            if (list.empty()) continue;
+            enable.name(name_of(static_cast<ComponentTypeID>(id)));
+            insertion_sort_slots(list);
+            enable.u32(static_cast<uint32_t>(list.size()));
+            for (uint32_t slot : list) enable.u32(slot);
+        }
+    }
+
+    /// Ascending slots: a shell sort keeps <algorithm> out of every translation unit.
+    static void insertion_sort_slots(std::vector<uint32_t>& v) noexcept {
+        size_t gap = 1;
+        while (gap < v.size() / 3) gap = gap * 3 + 1;
+        for (; gap > 0; gap /= 3)
+            for (size_t i = gap; i < v.size(); ++i) {
+                const uint32_t x = v[i];
+                size_t j = i;
+                for (; j >= gap && v[j - gap] > x; j -= gap) v[j] = v[j - gap];
+                v[j] = x;
+            }
+    }
+};
+
+} // namespace ecs::detail
