@@ -443,7 +443,15 @@ struct Slot {
     std::vector<ecs::Entity> children;
     size_t pos = 0;          ///< position in Model::live_
     uint32_t last_gen = 0;   ///< generation of the last handle issued for this index (0: never)
+    // Enable bits: kinds disabled on the entity (a subset of content.mask), and the entity's own bit.
+    unsigned disabled = 0;
+    bool entity_off = false;
+    /// The kinds queries see: none for a disabled entity (see visible()), else the enabled ones.
+    unsigned seen() const { return content.mask & ~disabled; }
 };
+
+/// Whether queries without IncludeDisabled visit the entity at all.
+bool visible(const Slot& s) { return !s.entity_off; }
 
 struct HookEvent {
     bool created = false;
@@ -551,6 +559,8 @@ private:
         s.alive = true;
         s.handle = e;
         s.content = c;
+        s.disabled = 0;
+        s.entity_off = false;
         s.has_parent = false;
         s.has_children = false;
         s.children.clear();
@@ -571,6 +581,8 @@ private:
             if (s.content.has(k)) expected_remove_[static_cast<size_t>(k)] += remove_hooks_per_kind(k);
         s.alive = false;
         s.content = Content{};
+        s.disabled = 0;
+        s.entity_off = false;
         s.has_parent = false;
         s.has_children = false;
         s.children.clear();
@@ -595,6 +607,7 @@ private:
         Content& c = slots_[e.index].content;
         if (!c.has(k)) return;
         c.clear(k);
+        slots_[e.index].disabled &= ~(1u << k); // a type added back starts enabled
         expected_remove_[static_cast<size_t>(k)] += remove_hooks_per_kind(k);
     }
 
@@ -762,6 +775,7 @@ private:
         else if (r < 935) op_hierarchy();
         else if (r < 955) op_prefab_lifetime();
         else if (r < 958) op_snapshot();
+        else if (r < 990) op_enable();
         else op_access();
     }
 
@@ -936,7 +950,8 @@ private:
         Totals t;
         for (uint32_t idx : live_) {
             const Content& c = slots_[idx].content;
-            if ((c.mask & include) != include || (c.mask & exclude) != 0) continue;
+            const unsigned seen = slots_[idx].seen();
+            if (!visible(slots_[idx]) || (seen & include) != include || (seen & exclude) != 0) continue;
             ++t.visits;
             for (int k = 0; k < K_COUNT; ++k)
                 if ((include >> k) & 1u) t.weight += model_weight(k, c.get(k));
@@ -964,8 +979,10 @@ private:
                 return;
             }
             const Content& c = slots_[e.index].content;
-            if ((c.mask & exclude) != 0) fail(name + " visited excluded " + describe(e));
-            const bool ok = (true && ... && (c.has(Traits<Bare<Ts>>::kind) &&
+            const unsigned kinds = slots_[e.index].seen();
+            if (!visible(slots_[e.index])) fail(name + " visited disabled " + describe(e));
+            if ((kinds & exclude) != 0) fail(name + " visited excluded " + describe(e));
+            const bool ok = (true && ... && (((kinds >> Traits<Bare<Ts>>::kind) & 1u) &&
                                              Traits<Bare<Ts>>::matches(xs, c.get(Traits<Bare<Ts>>::kind))));
             if (!ok) fail(name + " passed wrong values for " + describe(e));
         };
@@ -1008,11 +1025,12 @@ private:
         Totals expected;
         for (uint32_t idx : live_) {
             const Content& c = slots_[idx].content;
-            if ((c.mask & include) != include || (c.mask & exclude) != 0) continue;
+            const unsigned seen = slots_[idx].seen();
+            if (!visible(slots_[idx]) || (seen & include) != include || (seen & exclude) != 0) continue;
             ++expected.visits;
             for (int k = 0; k < K_COUNT; ++k)
                 if ((mask_of<Bare<Ts>...>() >> k) & 1u) expected.weight += model_weight(k, c.get(k));
-            if (c.has(Traits<O>::kind)) expected.weight += model_weight(Traits<O>::kind, c.get(Traits<O>::kind));
+            if ((seen >> Traits<O>::kind) & 1u) expected.weight += model_weight(Traits<O>::kind, c.get(Traits<O>::kind));
         }
         ecs::World& w = *world_;
         auto q = w.query<Ts..., ecs::Optional<O>>(ecs::With<W>{}, ex);
@@ -1027,8 +1045,10 @@ private:
                 return;
             }
             const Content& c = slots_[e.index].content;
-            if ((c.mask & exclude) != 0 || (c.mask & include) != include) fail(name + " visited non-matching " + describe(e));
-            if ((o != nullptr) != c.has(Traits<O>::kind)) fail(name + " Optional presence wrong for " + describe(e));
+            const unsigned seen = slots_[e.index].seen();
+            if (!visible(slots_[e.index]) || (seen & exclude) != 0 || (seen & include) != include)
+                fail(name + " visited non-matching " + describe(e));
+            if ((o != nullptr) != (((seen >> Traits<O>::kind) & 1u) != 0)) fail(name + " Optional presence wrong for " + describe(e));
             if (o != nullptr) {
                 got.weight += Traits<O>::weight(*o);
                 if (!Traits<O>::matches(*o, c.get(Traits<O>::kind))) fail(name + " Optional value wrong for " + describe(e));
@@ -1056,7 +1076,8 @@ private:
                                      (ecs::detail::is_tag_v<Bare<Ts>> ||
                                       chunk.get<Bare<Ts>>() + i == w.try_get<Bare<Ts>>(e))));
                 if (!addresses_ok) fail(name + " each_chunk column address wrong for " + describe(e));
-                if ((opt != nullptr) != w.has<O>(e)) fail(name + " each_chunk Optional column wrong for " + describe(e));
+                if ((opt != nullptr) != (w.has<O>(e) && w.enabled<O>(e)))
+                    fail(name + " each_chunk Optional column wrong for " + describe(e));
             }
         });
         if (chunk_order != order) fail(name + " each_chunk order differs from each");
@@ -1111,7 +1132,6 @@ private:
     void op_each_mutating() {
         last_op_ = "each(mutating)";
         ecs::World& w = *world_;
-        const Totals inner_expected = model_totals<std::string>(0);
         w.each<ModelPod>([&](ecs::Entity e, ModelPod& p) {
             if (!model_alive(e)) {
                 fail("each(mutating) visited a dead entity");
@@ -1138,6 +1158,7 @@ private:
                 w.remove<ModelMoveOnly>(e);
             } else if (r == 5) {
                 // Nested read-only query: must not clear the outer iteration guard.
+                const Totals inner_expected = model_totals<std::string>(0); // toggles (r == 7) change it
                 Totals t;
                 w.each_no_entity<const std::string>([&](const std::string& s) {
                     ++t.visits;
@@ -1147,9 +1168,51 @@ private:
                 if (!w.iterating()) fail("iterating() false inside the outer each after a nested one");
             } else if (r == 6) {
                 record_random(false, e);
+            } else if (r == 7) {
+                toggle_random(e); // the visited entity only: a later row may or may not see a toggle
             }
         });
         if (w.iterating()) fail("iterating() true after each returned");
+    }
+
+    // -- enable bits ---------------------------------------------------------------------------------
+
+    /// disable<T> / enable<T> of a random kind, or disable / enable of the entity, on any handle.
+    void toggle_random(ecs::Entity e) {
+        const bool alive = model_alive(e);
+        const uint64_t r = below(100);
+        if (r < 70) {
+            const int k = static_cast<int>(below(K_COUNT));
+            const bool off = r < 40;
+            with_kind(k, [&](auto* tag) {
+                using T = std::remove_pointer_t<decltype(tag)>;
+                if (off) world_->disable<T>(e);
+                else world_->enable<T>(e);
+            });
+            if (alive && slots_[e.index].content.has(k)) {
+                if (off) slots_[e.index].disabled |= 1u << k;
+                else slots_[e.index].disabled &= ~(1u << k);
+            }
+        } else {
+            const bool off = r < 85;
+            if (off) world_->disable(e);
+            else world_->enable(e);
+            if (alive) slots_[e.index].entity_off = off;
+        }
+    }
+
+    void op_enable() {
+        last_op_ = "enable/disable";
+        const uint64_t n = 1 + below(4);
+        for (uint64_t i = 0; i < n; ++i) toggle_random(pick());
+        // Now and then everything of one entity is enabled again.
+        if (chance(10) && !live_.empty()) {
+            const ecs::Entity e = slots_[live_[below(live_.size())]].handle;
+            for_each_kind([&](auto* tag) { world_->enable<std::remove_pointer_t<decltype(tag)>>(e); });
+            world_->enable(e);
+            slots_[e.index].disabled = 0;
+            slots_[e.index].entity_off = false;
+        }
     }
 
     // -- deferred and command buffers ---------------------------------------------------------------
@@ -1261,7 +1324,7 @@ private:
     void bind_new_entities(std::vector<Content> creates) {
         std::vector<std::pair<Content, ecs::Entity>> found;
         ecs::World& w = *world_;
-        w.each<>([&](ecs::Entity e) {
+        w.each<>(ecs::IncludeDisabled{}, [&](ecs::Entity e) {
             if (model_alive(e)) return;
             Content c;
             for_each_kind([&](auto* tag) {
@@ -1835,7 +1898,10 @@ private:
                 if (has && (&w.get<T>(e) != p || !Traits<T>::matches(*p, s.content.get(k))))
                     fail(std::string("get<") + kind_names[k] + "> on " + describe(e) + " holds " +
                          std::to_string(Traits<T>::value(*p)) + ", model " + describe(s.content));
+                if (w.enabled<T>(e) != (((s.seen() >> k) & 1u) != 0))
+                    fail(std::string("enabled<") + kind_names[k] + "> wrong on " + describe(e));
             });
+            if (w.enabled(e) != !s.entity_off) fail("enabled(" + describe(e) + ") differs from the model");
             const ecs::Parent* parent = w.try_get<ecs::Parent>(e);
             if ((parent != nullptr) != s.has_parent || (parent && parent->entity != s.parent))
                 fail("Parent of " + describe(e) + " differs from the model");

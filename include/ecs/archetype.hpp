@@ -366,6 +366,7 @@ public:
     size_t type_hash = 0;                   ///< TypeSetHash of `types` (the world's archetype index)
     detail::PodArray<ComponentColumn> columns;   ///< one per type, same order as `types`
     detail::PodArray<Entity> entities;           ///< row -> entity (capacity never above the block's)
+    detail::RowEnable enable;               ///< disabled bits (enable.hpp); near `entities`: every query run tests it
     ComponentMask mask;                     ///< bit per type, for query matching
     detail::PodArray<ArchetypeEdge> edges;       ///< edge cache indexed by component id
     std::array<uint16_t, ECS_MAX_COMPONENTS> column_index{}; ///< component id -> column, or NO_COLUMN
@@ -373,7 +374,6 @@ public:
     size_t row_size = 0;                    ///< sum of the columns' strides
     bool all_trivial = true;                ///< every column is trivially copyable (no destructor to run)
     detail::RowTicks ticks;                 ///< tick columns of the tracked types (change_detection.hpp)
-    detail::RowEnable enable;               ///< disabled bits of components and entities (enable.hpp)
 
 private:
     /// Copies the ticks of the moving row to `dst` (which already pushed a row stamped "added now":

@@ -138,7 +138,16 @@ public:
     /// The world's tick clock; nullptr until the first track().
     [[nodiscard]] detail::ChangeClock* clock() const noexcept { return clock_.get(); }
 
+    // -- enable bits (enable.hpp) ---------------------------------------------------------------------
+
+    /// Records that some row of this world may hold a disabled bit (sticky): called before a bit is
+    /// set. Until then query runs skip every per-archetype enable test.
+    ECS_FORCEINLINE void note_disabled() noexcept { any_disabled_ = true; }
+    /// False while no bit was ever set in this world (queries take the plain path).
+    [[nodiscard]] ECS_FORCEINLINE bool may_have_disabled() const noexcept { return any_disabled_; }
+
 private:
+    bool any_disabled_ = false; ///< see note_disabled
     std::unique_ptr<detail::ChangeClock> clock_; ///< created by the first track(); archetypes point at it
     ComponentMask tracked_;                      ///< types with tick columns
 

@@ -137,14 +137,14 @@ void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache&
             CommandBuffer cb;
             if constexpr (with_entity) {
                 auto call = [&](Entity e, term_param_t<Terms>... terms) { fn(cb, e, terms...); };
-                run_query<true, Terms...>(q, engine.scope_depth(), call);
+                run_query<true, Terms...>(graph, q, engine.scope_depth(), call);
             } else {
                 auto call = [&](term_param_t<Terms>... terms) { fn(cb, terms...); };
-                run_query<false, Terms...>(q, engine.scope_depth(), call);
+                run_query<false, Terms...>(graph, q, engine.scope_depth(), call);
             }
             if (world != nullptr && !cb.empty()) cb.flush(*world);
         } else {
-            run_query<with_entity, Terms...>(q, engine.scope_depth(), fn);
+            run_query<with_entity, Terms...>(graph, q, engine.scope_depth(), fn);
         }
         return;
     }

@@ -201,10 +201,10 @@ private:
         }
     }
 
+    size_t total_ = 0;                        ///< first: the one field hot paths read
     std::unique_ptr<DisabledBits[]> columns_; ///< column_count_ of them, or nullptr
     size_t column_count_ = 0;
     DisabledBits entities_;
-    size_t total_ = 0;
 };
 
 } // namespace detail

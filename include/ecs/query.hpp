@@ -277,6 +277,10 @@ struct QueryCache {
     ComponentMask include;
     ComponentMask exclude;
     PodArray<Archetype*> archetypes;
+    /// [enable] Archetypes that have every required type and some excluded one, in creation order:
+    /// their rows match where every excluded type they hold is disabled. Next to `archetypes`: every
+    /// run tests it (one cache line with `scanned`).
+    PodArray<Archetype*> candidates;
     size_t scanned = 0;      ///< archetypes of the graph already tested (the generation seen)
     bool impossible = false; ///< a required type can never be a component (id beyond the bitset)
     bool change_filtered = false;        ///< Changed/Added filters present (handles only)
@@ -287,9 +291,6 @@ struct QueryCache {
     PodArray<ComponentTypeID> required_ids; ///< required terms, With, Changed, Added: must be enabled
     PodArray<ComponentTypeID> excluded_ids; ///< Without: must be absent or disabled
     PodArray<ComponentTypeID> optional_ids; ///< per term position: an Optional term's type, else INVALID_COMPONENT_ID
-    /// Archetypes that have every required type and some excluded one, in creation order: their rows
-    /// match where every excluded type they hold is disabled.
-    PodArray<Archetype*> candidates;
 
     /// Appends the archetypes created since the last refresh that match.
     ECS_FORCEINLINE void refresh(const ArchetypeGraph& graph) {
@@ -621,9 +622,22 @@ public:
             for (size_t i = 0; i < set_count_; ++i) pass &= ~fail_if_set_[i]->word(w);
             for (size_t i = 0; i < clear_count_; ++i) pass &= fail_if_clear_[i]->word(w);
             const size_t word_end = (w + 1) * 64 < end ? (w + 1) * 64 : end;
-            if (optional_count_ == 0 && pass == ~uint64_t(0)) { // the whole word passes
-                if (run_size == 0) run_begin = row;
-                run_size += word_end - row;
+            if (optional_count_ == 0) { // runs of ones and zeros, a count of trailing zeros each
+                const size_t limit = word_end - w * 64;
+                for (size_t pos = row & 63; pos < limit;) {
+                    const uint64_t bits = pass >> pos;
+                    if (bits & 1u) {
+                        size_t ones = ~bits == 0 ? 64 - pos : trailing_zeros(~bits);
+                        if (ones > limit - pos) ones = limit - pos;
+                        if (run_size == 0) run_begin = w * 64 + pos;
+                        run_size += ones;
+                        pos += ones;
+                    } else {
+                        if (run_size != 0) visit(arch, run_begin, run_size, run_absent);
+                        run_size = 0;
+                        pos += bits == 0 ? limit - pos : trailing_zeros(bits);
+                    }
+                }
                 row = word_end;
                 continue;
             }
@@ -651,6 +665,16 @@ public:
     }
 
 private:
+    static size_t trailing_zeros(uint64_t v) noexcept { // @pre v != 0
+#if defined(__GNUC__) || defined(__clang__)
+        return static_cast<size_t>(__builtin_ctzll(v));
+#else
+        size_t n = 0;
+        while (!((v >> n) & 1u)) ++n;
+        return n;
+#endif
+    }
+
     const DisabledBits* fail_if_set_[MAX];   ///< a set bit fails the row
     const DisabledBits* fail_if_clear_[MAX]; ///< a clear bit fails the row
     const DisabledBits* optional_[MAX];      ///< Optional terms with disabled rows here
@@ -731,14 +755,37 @@ ECS_NOINLINE void run_archetype_filtered(const QueryCache& q, Archetype& arch, F
     test.runs(arch, 0, arch.size(), visit);
 }
 
-/// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
+/// run_query in a world where some bit may be set: archetypes with disabled rows run by run, and
+/// candidates (archetypes holding a Without type) join in while they hold disabled rows.
 template <bool WithEntity, typename... Terms, typename Func>
-void run_query(const QueryCache& q, uint32_t* depth, Func& fn) {
-    IterationScope scope(depth);
-    if (ECS_UNLIKELY(q.candidates_active())) { // [enable] a Without type is disabled somewhere
+ECS_NOINLINE void run_query_enabled(const QueryCache& q, Func& fn) {
+    if (q.candidates_active()) { // a Without type is disabled somewhere
         for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
             run_run<WithEntity, Terms...>(fn, a, begin, count, absent);
         });
+        return;
+    }
+    for (Archetype* a : q.archetypes) {
+        Archetype& arch = *a;
+        const size_t n = arch.size();
+        if (n == 0) continue;
+        if (arch.enable.any()) { // disabled rows here: run by run
+            run_archetype_filtered<WithEntity, Terms...>(q, arch, fn);
+            continue;
+        }
+        if constexpr (!(TermTraits<Terms>::read_only && ...))
+            if (ECS_UNLIKELY(arch.ticks.active())) touch_terms<Terms...>(arch, 0, n);
+        run_rows<WithEntity, Terms...>(fn, n, arch.entities.data(), term_column<Terms>(arch)...);
+    }
+}
+
+/// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
+/// [enable] `graph` says whether any enable bit was ever set in the world (else the plain loop).
+template <bool WithEntity, typename... Terms, typename Func>
+void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth, Func& fn) {
+    IterationScope scope(depth);
+    if (ECS_UNLIKELY(graph.may_have_disabled())) {
+        run_query_enabled<WithEntity, Terms...>(q, fn);
         return;
     }
     Archetype* const* archs = q.archetypes.data();
@@ -747,10 +794,6 @@ void run_query(const QueryCache& q, uint32_t* depth, Func& fn) {
         Archetype& arch = *archs[a];
         const size_t n = arch.size();
         if (n == 0) continue;
-        if (ECS_UNLIKELY(arch.enable.any())) { // [enable] disabled rows here: run by run
-            run_archetype_filtered<WithEntity, Terms...>(q, arch, fn);
-            continue;
-        }
         if constexpr (!(TermTraits<Terms>::read_only && ...))
             if (ECS_UNLIKELY(arch.ticks.active())) touch_terms<Terms...>(arch, 0, n);
         run_rows<WithEntity, Terms...>(fn, n, arch.entities.data(), term_column<Terms>(arch)...);
@@ -988,7 +1031,7 @@ public:
             });
             return;
         }
-        detail::run_query<with_entity, Terms...>(*cache_, engine_->scope_depth(), fn);
+        detail::run_query<with_entity, Terms...>(*graph_, *cache_, engine_->scope_depth(), fn);
     }
     /**
      * @brief each, with `fn` running concurrently for different entities through `executor`

@@ -816,7 +816,7 @@ private:
                                                "previous run: use world.query<...>(ecs::Changed<T>{}).each(fn)");
         constexpr bool with_entity = NoEntity == 0 && detail::takes_entity<Func, Terms...>();
         if (!detail::terms_access_ok<Terms...>()) return;
-        detail::run_query<with_entity, Terms...>(cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(),
+        detail::run_query<with_entity, Terms...>(graph_, cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(),
                                                  queries_.scope_depth(), fn);
     }
 
@@ -859,6 +859,8 @@ struct WorldAccess {
     /// `names(w).set(e, name)` sets one without asserting (false: taken by another entity).
     static NameIndex& names(World& w) noexcept { return w.names_; }
     static const NameIndex& names(const World& w) noexcept { return w.names_; }
+    /// [enable] Some enable bit may be set from now on (clone and snapshot loading set bits directly).
+    static void note_disabled(World& w) noexcept { w.graph_.note_disabled(); }
     /// Bytes of the deferred queue's pages.
     static size_t deferred_bytes(const World& w) noexcept { return w.deferred_.capacity_bytes(); }
     /// The archetype of exactly `sorted_types`, created when missing (nullptr when refused).

@@ -38,6 +38,7 @@ struct WorldCloner {
             (void)WorldAccess::find_or_create_archetype(out, archetypes[i]->types);
         const auto& copies = WorldAccess::archetypes(out);
         for (size_t i = 0; i < archetypes.size(); ++i) copies[i]->copy_rows_from(*archetypes[i]);
+        if (WorldAccess::graph(src).may_have_disabled()) WorldAccess::note_disabled(out); // [enable] bits copied
 
         const PodArray<EntityRecord>& records = WorldAccess::records(src);
         PodArray<EntityRecord>& out_records = WorldAccess::records(out);

@@ -19,6 +19,7 @@ ECS_FORCEINLINE void World::disable(Entity e) {
     if (!alive(e)) return;
     const EntityRecord& r = entities_[e.index];
     if (!r.archetype->has(id)) return;
+    graph_.note_disabled(); // queries stop skipping the enable tests (sticky)
     if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, id, true);
     r.archetype->set_disabled(id, r.row, true);
 }
@@ -43,6 +44,7 @@ ECS_FORCEINLINE bool World::enabled(Entity e) const noexcept {
 
 inline void World::disable(Entity e) {
     if (!alive(e)) return;
+    graph_.note_disabled();
     if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, INVALID_COMPONENT_ID, true);
     const EntityRecord& r = entities_[e.index];
     r.archetype->enable.set_entity(r.row, true);

@@ -484,7 +484,10 @@ private:
             if (length > in_.remaining()) return truncated(at + 4, "section length exceeds the bytes left in the body");
             last_order = order;
             const uint64_t end = in_.offset() + length;
-            if (tag == SECTION_ENABLE && !read_enable_section()) return false;
+            if (tag == SECTION_ENABLE) {
+                WorldAccess::note_disabled(world_); // before any bit is set (harmless if the load fails)
+                if (!read_enable_section()) return false;
+            }
             if (in_.offset() != end)
                 return fail(DeserializeError::column_size_mismatch, at, "section payload length disagrees with its contents");
         }
