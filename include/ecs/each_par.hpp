@@ -131,8 +131,9 @@ void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache&
     size_t batch_rows = concurrency == 0 ? total : total / (concurrency * 4);
     if (batch_rows < kMinBatchRows) batch_rows = kMinBatchRows;
 
-    // Inline: the sequential each, exactly (a nested each_par inside a shared section runs here too).
-    if (concurrency <= 1 || total <= batch_rows || engine.shared()) {
+    // Inline: the sequential each, exactly (a nested each_par inside a shared section runs here too,
+    // and a query naming sparse types, whose values are fetched row by row).
+    if (concurrency <= 1 || total <= batch_rows || engine.shared() || q.has_sparse) { // [sparse] rows one by one
         if constexpr (buffer) {
             CommandBuffer cb;
             if constexpr (with_entity) {

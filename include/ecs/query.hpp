@@ -58,6 +58,7 @@
 #include "detail/pod_array.hpp"
 #include "enable.hpp"
 #include "entity.hpp"
+#include "sparse.hpp"
 
 namespace ecs {
 
@@ -123,6 +124,18 @@ template <typename List>
 struct list_size;
 template <typename... Ts>
 struct list_size<TypeList<Ts...>> : std::integral_constant<size_t, sizeof...(Ts)> {};
+
+/// [sparse] The types of a list stored in tables (`Sparse` false) or sparse (`Sparse` true).
+template <bool Sparse, typename List>
+struct storage_filter;
+template <bool Sparse, typename... Ts>
+struct storage_filter<Sparse, TypeList<Ts...>> {
+    using type = typename concat<std::conditional_t<is_sparse_v<Ts> == Sparse, TypeList<Ts>, TypeList<>>...>::type;
+};
+template <typename List>
+using table_only_t = typename storage_filter<false, List>::type;
+template <typename List>
+using sparse_only_t = typename storage_filter<true, List>::type;
 
 template <typename A, typename B>
 struct lists_disjoint;
@@ -259,6 +272,11 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
     static constexpr bool change_filtered = !std::is_same_v<changed, TypeList<>> || !std::is_same_v<added, TypeList<>>;
     /// True when IncludeDisabled is among the filters.
     static constexpr bool include_disabled = (FilterTraits<Filters>::include_disabled || ...);
+    /// [sparse] True when a term or a filter names a sparse type (rows are then tested one by one).
+    static constexpr bool has_sparse = list_size<sparse_only_t<required>>::value + list_size<sparse_only_t<excluded>>::value +
+                                           (is_sparse_v<term_component_t<Terms>> + ... + 0) != 0;
+    /// [sparse] True when a term is a sparse type (its value is fetched per row).
+    static constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
 };
 
 // -- the cache ---------------------------------------------------------------------------------------
@@ -281,7 +299,8 @@ struct QueryCache {
     /// their rows match where every excluded type they hold is disabled. Next to `archetypes`: every
     /// run tests it (one cache line with `scanned`).
     PodArray<Archetype*> candidates;
-    size_t scanned = 0;      ///< archetypes of the graph already tested (the generation seen)
+    size_t scanned = 0;
+    bool has_sparse = false; ///< [sparse] a sparse type is required or excluded: rows are tested one by one      ///< archetypes of the graph already tested (the generation seen)
     bool impossible = false; ///< a required type can never be a component (id beyond the bitset)
     bool change_filtered = false;        ///< Changed/Added filters present (handles only)
     PodArray<ComponentTypeID> changed;   ///< the types of Changed<...>
@@ -291,6 +310,11 @@ struct QueryCache {
     PodArray<ComponentTypeID> required_ids; ///< required terms, With, Changed, Added: must be enabled
     PodArray<ComponentTypeID> excluded_ids; ///< Without: must be absent or disabled
     PodArray<ComponentTypeID> optional_ids; ///< per term position: an Optional term's type, else INVALID_COMPONENT_ID
+    // [sparse] the sparse types, tested per row (table types are in the masks and the lists above)
+    PodArray<ComponentTypeID> sparse_required; ///< required terms, With, Changed, Added
+    PodArray<ComponentTypeID> sparse_excluded; ///< Without
+    PodArray<ComponentTypeID> sparse_changed;  ///< Changed<...> (also in sparse_required)
+    PodArray<ComponentTypeID> sparse_added;    ///< Added<...> (also in sparse_required)
 
     /// Appends the archetypes created since the last refresh that match.
     ECS_FORCEINLINE void refresh(const ArchetypeGraph& graph) {
@@ -453,20 +477,29 @@ private:
         auto* entry = new QueryCache();
         caches_.set(slot, entry);
         bool ignored = false;
-        set_bits(entry->include, entry->impossible, typename Check::required{});
-        set_bits(entry->exclude, ignored, typename Check::excluded{}); // a type beyond the bitset is on no entity
+        // [sparse] sparse types are in no archetype: the masks and the enable lists hold table types only
+        set_bits(entry->include, entry->impossible, table_only_t<typename Check::required>{});
+        set_bits(entry->exclude, ignored, table_only_t<typename Check::excluded>{}); // a type beyond the bitset is on no entity
         entry->change_filtered = Check::change_filtered;
-        push_ids(entry->changed, typename Check::changed{});
-        push_ids(entry->added, typename Check::added{});
+        push_ids(entry->changed, table_only_t<typename Check::changed>{});
+        push_ids(entry->added, table_only_t<typename Check::added>{});
         entry->include_disabled = Check::include_disabled; // [enable]
-        push_ids(entry->required_ids, typename Check::required{});
-        push_ids(entry->excluded_ids, typename Check::excluded{});
+        push_ids(entry->required_ids, table_only_t<typename Check::required>{});
+        push_ids(entry->excluded_ids, table_only_t<typename Check::excluded>{});
         push_optional_ids(entry->optional_ids, TermList{});
+        entry->has_sparse = Check::has_sparse; // [sparse]
+        push_ids(entry->sparse_required, sparse_only_t<typename Check::required>{});
+        push_ids(entry->sparse_excluded, sparse_only_t<typename Check::excluded>{});
+        push_ids(entry->sparse_changed, sparse_only_t<typename Check::changed>{});
+        push_ids(entry->sparse_added, sparse_only_t<typename Check::added>{});
     }
 
     template <typename... Terms>
     static void push_optional_ids(PodArray<ComponentTypeID>& ids, TypeList<Terms...>) {
-        (ids.push_back(TermTraits<Terms>::optional ? component_id<term_component_t<Terms>>() : INVALID_COMPONENT_ID), ...);
+        // Optional table terms only: a sparse Optional term is fetched per row (and checked there).
+        (ids.push_back(TermTraits<Terms>::optional && !is_sparse_v<term_component_t<Terms>> ? component_id<term_component_t<Terms>>()
+                                                                                             : INVALID_COMPONENT_ID),
+         ...);
     }
 
     template <typename... Ts>
@@ -779,11 +812,183 @@ ECS_NOINLINE void run_query_enabled(const QueryCache& q, Func& fn) {
     }
 }
 
+// -- [sparse] the row-by-row path (sparse.hpp) ---------------------------------------------------------
+
+/**
+ * @brief The per-row test of a query's sparse types: every required one present and enabled (and,
+ *        under Changed / Added, stamped after `since`), no excluded one present and enabled.
+ */
+class SparseRowTest {
+public:
+    static constexpr size_t MAX = 64;
+
+    /// Resolves the sets. @return false when no row can pass (a required type has no set).
+    bool prepare(const QueryCache& q, const SparseRoom* room, Tick since) noexcept {
+        since_ = since;
+        required_count_ = excluded_count_ = 0;
+        for (const ComponentTypeID id : q.sparse_required) {
+            const SparseSet* set = room != nullptr ? room->set(id) : nullptr;
+            if (set == nullptr) return false;
+            if (required_count_ < MAX) required_[required_count_++] = Required{set, in(q.sparse_changed, id), in(q.sparse_added, id)};
+        }
+        for (const ComponentTypeID id : q.sparse_excluded) {
+            const SparseSet* set = room != nullptr ? room->set(id) : nullptr;
+            if (set != nullptr && excluded_count_ < MAX) excluded_[excluded_count_++] = set;
+        }
+        return true;
+    }
+
+    [[nodiscard]] ECS_FORCEINLINE bool passes(uint32_t index) const noexcept {
+        for (size_t i = 0; i < required_count_; ++i) {
+            const Required& r = required_[i];
+            const uint32_t s = r.set->slot_of(index);
+            if (s == 0 || r.set->disabled_slot(s - 1)) return false;
+            if (r.changed && r.set->changed_tick(s - 1) <= since_) return false;
+            if (r.added && r.set->added_tick(s - 1) <= since_) return false;
+        }
+        for (size_t i = 0; i < excluded_count_; ++i) {
+            const uint32_t s = excluded_[i]->slot_of(index);
+            if (s != 0 && !excluded_[i]->disabled_slot(s - 1)) return false;
+        }
+        return true;
+    }
+
+    /// Splits the run [begin, begin + count) of `a` into the runs of rows that pass.
+    template <typename Visit>
+    void split(Archetype& a, size_t begin, size_t count, uint64_t absent, Visit& visit) const {
+        const Entity* entities = a.entities.data();
+        size_t run_begin = begin;
+        size_t run_size = 0;
+        for (size_t row = begin; row < begin + count; ++row) {
+            if (passes(entities[row].index)) {
+                if (run_size == 0) run_begin = row;
+                ++run_size;
+            } else if (run_size != 0) {
+                visit(a, run_begin, run_size, absent);
+                run_size = 0;
+            }
+        }
+        if (run_size != 0) visit(a, run_begin, run_size, absent);
+    }
+
+private:
+    static bool in(const PodArray<ComponentTypeID>& ids, ComponentTypeID id) noexcept {
+        for (const ComponentTypeID x : ids)
+            if (x == id) return true;
+        return false;
+    }
+    struct Required {
+        const SparseSet* set;
+        bool changed;
+        bool added;
+    };
+    Required required_[MAX] = {};
+    const SparseSet* excluded_[MAX] = {};
+    size_t required_count_ = 0;
+    size_t excluded_count_ = 0;
+    Tick since_ = 0;
+};
+
+/// Where a term's values come from on one run: a table column (from the run's first row) or a set.
+template <typename Term>
+struct TermSource {
+    term_pointer_t<Term> column = nullptr;
+    SparseSet* set = nullptr;
+};
+
+template <typename Term>
+ECS_FORCEINLINE TermSource<Term> term_source(Archetype& a, size_t begin, bool absent, const SparseRoom* room) noexcept {
+    TermSource<Term> source;
+    if constexpr (is_sparse_v<term_component_t<Term>>) {
+        (void)a;
+        (void)begin;
+        (void)absent;
+        source.set = room != nullptr ? room->set(component_id<term_component_t<Term>>()) : nullptr;
+    } else {
+        (void)room;
+        source.column = absent ? nullptr : term_offset<Term>(term_column<Term>(a), begin);
+    }
+    return source;
+}
+
+/// What the callback receives for `Term` at row `i` of the run (entity slot `index`). A mutable sparse
+/// value is stamped changed here when its type is tracked.
+template <typename Term>
+ECS_FORCEINLINE term_param_t<Term> term_fetch(const TermSource<Term>& source, size_t i, uint32_t index) noexcept {
+    using P = term_pointer_t<Term>;
+    if constexpr (is_sparse_v<term_component_t<Term>>) {
+        (void)i;
+        void* p = source.set != nullptr ? source.set->find(index) : nullptr;
+        if constexpr (TermTraits<Term>::optional)
+            if (p != nullptr && source.set->disabled(index)) p = nullptr;
+        if constexpr (!TermTraits<Term>::read_only)
+            if (p != nullptr && source.set->ticks_active()) source.set->touch(index);
+        if constexpr (TermTraits<Term>::optional) return static_cast<P>(p);
+        else return *static_cast<P>(p); // passed the row test: present
+    } else {
+        (void)index;
+        return term_element<Term>(source.column, i);
+    }
+}
+
+template <bool WithEntity, typename... Terms, typename Func, size_t... Is>
+void run_rows_sparse_impl(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, const SparseRowTest& test,
+                          const SparseRoom* room, std::index_sequence<Is...>) {
+    (void)room; // no term
+    const Entity* entities = a.entities.data() + begin;
+    [&](auto... sources) {
+        for (size_t i = 0; i < count; ++i) {
+            const Entity e = entities[i];
+            if (!test.passes(e.index)) continue;
+            if constexpr (!(TermTraits<Terms>::read_only && ...))
+                if (a.ticks.active()) touch_terms_present<Terms...>(a, begin + i, 1, absent, std::index_sequence_for<Terms...>{});
+            if constexpr (WithEntity) fn(e, term_fetch<Terms>(sources, i, e.index)...);
+            else fn(term_fetch<Terms>(sources, i, e.index)...);
+        }
+    }(term_source<Terms>(a, begin, ((absent >> Is) & 1u) != 0, room)...);
+}
+
+/// Runs `fn` over the rows of one run that pass the sparse test, fetching sparse values per row.
+template <bool WithEntity, typename... Terms, typename Func>
+void run_rows_sparse(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, const SparseRowTest& test,
+                     const SparseRoom* room) {
+    run_rows_sparse_impl<WithEntity, Terms...>(fn, a, begin, count, absent, test, room, std::index_sequence_for<Terms...>{});
+}
+
+/// run_query for a query naming sparse types: every run (enable rules applied), row by row.
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_NOINLINE void run_query_sparse(const ArchetypeGraph& graph, const QueryCache& q, Func& fn) {
+    SparseRowTest test;
+    if (!test.prepare(q, graph.sparse(), 0)) return;
+    for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        run_rows_sparse<WithEntity, Terms...>(fn, a, begin, count, absent, test, graph.sparse());
+    });
+}
+
+/// Calls `visit(arch, begin, count, absent)` for every run of rows `q` visits: enable rules applied
+/// (for_each_run) and, for a query naming sparse types, split by the sparse test.
+template <typename Visit>
+void for_each_match(const ArchetypeGraph& graph, const QueryCache& q, Visit&& visit) {
+    if (ECS_LIKELY(!q.has_sparse)) {
+        for_each_run(q, visit);
+        return;
+    }
+    SparseRowTest test;
+    if (!test.prepare(q, graph.sparse(), 0)) return;
+    for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) { test.split(a, begin, count, absent, visit); });
+}
+
 /// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
 /// [enable] `graph` says whether any enable bit was ever set in the world (else the plain loop).
+/// [sparse] A query naming a sparse type tests and fetches row by row.
 template <bool WithEntity, typename... Terms, typename Func>
 void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth, Func& fn) {
     IterationScope scope(depth);
+    constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
+    if (sparse_terms || ECS_UNLIKELY(q.has_sparse)) {
+        run_query_sparse<WithEntity, Terms...>(graph, q, fn);
+        return;
+    }
     if (ECS_UNLIKELY(graph.may_have_disabled())) {
         run_query_enabled<WithEntity, Terms...>(q, fn);
         return;
@@ -861,6 +1066,14 @@ inline bool change_filter_tracked(const QueryCache& q, const ArchetypeGraph& gra
         if (!ECS_CHECK(graph.tracks(q.added.data()[i]),
                        "Query: Added<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
             return false;
+    for (size_t i = 0; i < q.sparse_changed.size(); ++i) // [sparse]
+        if (!ECS_CHECK(graph.tracks(q.sparse_changed.data()[i]),
+                       "Query: Changed<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
+            return false;
+    for (size_t i = 0; i < q.sparse_added.size(); ++i)
+        if (!ECS_CHECK(graph.tracks(q.sparse_added.data()[i]),
+                       "Query: Added<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
+            return false;
     return true;
 }
 
@@ -934,6 +1147,20 @@ void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
         if (!test.prepare(q, arch)) return;
         auto split = [&](Archetype& a, size_t begin, size_t count) { test.runs(a, begin, begin + count, visit); };
         changed_runs(filter, since, &arch, split);
+    });
+}
+
+/// for_each_changed_run, split by the sparse test for a query naming sparse types (see for_each_match).
+template <typename Visit>
+void for_each_changed_match(const ArchetypeGraph& graph, const QueryCache& q, Tick since, Visit&& visit) {
+    if (ECS_LIKELY(!q.has_sparse)) {
+        for_each_changed_run(q, since, visit);
+        return;
+    }
+    SparseRowTest test;
+    if (!test.prepare(q, graph.sparse(), since)) return;
+    for_each_changed_run(q, since, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        test.split(a, begin, count, absent, visit);
     });
 }
 
@@ -1026,6 +1253,14 @@ public:
         cache_->refresh(*graph_);
         constexpr bool with_entity = detail::takes_entity<Func, Terms...>();
         if (ECS_UNLIKELY(cache_->change_filtered)) {
+            if (cache_->has_sparse) { // [sparse] rows tested and fetched one by one
+                detail::SparseRowTest test;
+                if (!test.prepare(*cache_, graph_->sparse(), last_run_)) return advance_without_run();
+                run_changed([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
+                    detail::run_rows_sparse<with_entity, Terms...>(fn, arch, begin, count, absent, test, graph_->sparse());
+                });
+                return;
+            }
             run_changed([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
                 detail::run_rows_absent<with_entity, Terms...>(fn, arch, begin, count, absent, std::index_sequence_for<Terms...>{});
             });
@@ -1050,14 +1285,24 @@ public:
         cache_->refresh(*graph_);
         const ComponentTypeID* term_ids = cache_->optional_ids.data();
         if (ECS_UNLIKELY(cache_->change_filtered)) {
+            detail::SparseRowTest test; // [sparse] chunks hold the rows that pass it
+            const bool sparse = cache_->has_sparse;
+            if (sparse && !test.prepare(*cache_, graph_->sparse(), last_run_)) return advance_without_run();
             run_changed([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
-                Chunk chunk(arch, begin, count, absent, term_ids);
-                fn(chunk);
+                auto chunk_of = [&](Archetype& a, size_t b, size_t c, uint64_t off) {
+                    if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
+                        if (sparse && a.ticks.active())
+                            detail::touch_terms_present<Terms...>(a, b, c, off, std::index_sequence_for<Terms...>{});
+                    Chunk chunk(a, b, c, off, term_ids);
+                    fn(chunk);
+                };
+                if (sparse) test.split(arch, begin, count, absent, chunk_of);
+                else chunk_of(arch, begin, count, absent);
             });
             return;
         }
         detail::IterationScope scope(engine_->scope_depth());
-        detail::for_each_run(*cache_, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        detail::for_each_match(*graph_, *cache_, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
             if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
                 if (ECS_UNLIKELY(a.ticks.active()))
                     detail::touch_terms_present<Terms...>(a, begin, count, absent, std::index_sequence_for<Terms...>{});
@@ -1072,10 +1317,10 @@ public:
         size_t n = 0;
         if (ECS_UNLIKELY(cache_->change_filtered)) {
             if (!detail::change_filter_tracked(*cache_, *graph_)) return 0;
-            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; });
+            detail::for_each_changed_match(*graph_, *cache_, last_run_, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; });
             return n;
         }
-        detail::for_each_run(*cache_, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; });
+        detail::for_each_match(*graph_, *cache_, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; });
         return n;
     }
     /// True when no entity matches.
@@ -1087,13 +1332,13 @@ public:
         if (ECS_UNLIKELY(cache_->change_filtered)) {
             Entity found = INVALID_ENTITY;
             if (!detail::change_filter_tracked(*cache_, *graph_)) return found;
-            detail::for_each_changed_run(*cache_, last_run_, [&](Archetype& a, size_t begin, size_t, uint64_t) {
+            detail::for_each_changed_match(*graph_, *cache_, last_run_, [&](Archetype& a, size_t begin, size_t, uint64_t) {
                 if (found == INVALID_ENTITY) found = a.entities[begin];
             });
             return found;
         }
         Entity found = INVALID_ENTITY;
-        detail::for_each_run(*cache_, [&](Archetype& a, size_t begin, size_t, uint64_t) {
+        detail::for_each_match(*graph_, *cache_, [&](Archetype& a, size_t begin, size_t, uint64_t) {
             if (found == INVALID_ENTITY) found = a.entities[begin];
         });
         return found;
@@ -1111,11 +1356,19 @@ private:
             detail::IterationScope scope(engine_->scope_depth());
             detail::for_each_changed_run(*cache_, last_run_, [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
                 if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
-                    if (arch.ticks.active())
+                    if (arch.ticks.active() && !cache_->has_sparse) // [sparse] those stamp the rows they visit
                         detail::touch_terms_present<Terms...>(arch, begin, count, absent, std::index_sequence_for<Terms...>{});
                 visit(arch, begin, count, absent);
             });
         }
+        last_run_ = clock.now;
+        ++clock.now;
+    }
+    /// A change-filtered run that cannot visit anything (a required sparse type has no set yet) still
+    /// ends: its progress advances as after a run that found nothing.
+    ECS_NOINLINE void advance_without_run() const {
+        if (!detail::change_filter_tracked(*cache_, *graph_)) return;
+        detail::ChangeClock& clock = *graph_->clock();
         last_run_ = clock.now;
         ++clock.now;
     }

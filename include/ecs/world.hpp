@@ -47,6 +47,7 @@
 #include "observers.hpp"
 #include "query.hpp"
 #include "resources.hpp"
+#include "sparse.hpp"
 
 namespace ecs {
 
@@ -111,7 +112,9 @@ public:
     template <typename... Ts>
     Entity create_with(Ts&&... components) {
         static_assert(detail::distinct_v<Ts...>, "create_with: component types must be distinct");
-        if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
+        if constexpr ((detail::is_sparse_v<Ts> || ...)) { // [sparse] detail/sparse_ops.hpp
+            return create_with_sparse(std::forward<Ts>(components)...);
+        } else if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
             // Copy first: an argument may refer into a column this call is about to grow.
             return create_with(detail::bare_t<Ts>(std::forward<Ts>(components))...);
         } else {
@@ -139,7 +142,7 @@ public:
             observers_.fire_leave(*this, entities_, e, nullptr);
             if (!alive(e)) return;
         }
-        if (ECS_UNLIKELY(observers_.any_remove()) && observers_.any_remove_in(entities_[e.index].archetype->mask)) {
+        if (ECS_UNLIKELY(observers_.any_remove()) && observers_.any_remove_for(entities_[e.index].archetype->mask, e.index)) {
             // A hook may destroy `e` again: that nested call is a no-op, this one finishes the job.
             if (!observers_.fire_all_on_remove(*this, entities_, e) || !alive(e)) return;
         }
@@ -147,6 +150,7 @@ public:
         const uint32_t row = rec.row;
         const Entity moved = rec.archetype->erase_row(row);
         if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
+        if (ECS_UNLIKELY(graph_.sparse() != nullptr)) graph_.sparse()->erase_entity(e.index); // [sparse] once, after the hooks
         if (ECS_UNLIKELY(names_.any())) names_.erase(e.index); // after the hooks: they may read it
         entities_.release(e.index);
     }
@@ -181,7 +185,8 @@ public:
     /// @brief True when `e` is alive and has `T`.
     template <typename T>
     [[nodiscard]] bool has(Entity e) const noexcept {
-        return alive(e) && entities_[e.index].archetype->has(component_id<T>());
+        if constexpr (detail::is_sparse_v<T>) return find_sparse<const detail::bare_t<T>>(e) != nullptr; // [sparse]
+        else return alive(e) && entities_[e.index].archetype->has(component_id<T>());
     }
 
     /**
@@ -190,6 +195,7 @@ public:
      */
     template <typename T>
     T& get(Entity e) {
+        if constexpr (detail::is_sparse_v<T>) return get_sparse<T>(e); // [sparse] detail/sparse_ops.hpp
 #if ECS_ASSERT_ENABLED
         if (!ECS_CHECK(alive(e), detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e, "is not alive")))
             return detail::fallback_object<T>();
@@ -211,6 +217,7 @@ public:
     /// @brief Pointer to `e`'s `T`, or nullptr when `e` is not alive or lacks `T`.
     template <typename T>
     [[nodiscard]] T* try_get(Entity e) noexcept {
+        if constexpr (detail::is_sparse_v<T>) return try_get_sparse<T>(e); // [sparse]
         if (!alive(e) || !detail::access_ok<T>()) return nullptr;
         const EntityRecord& r = entities_[e.index];
         if (!r.archetype->has(component_id<T>())) return nullptr;
@@ -233,7 +240,20 @@ public:
         if (!alive(e)) return;
         const EntityRecord& r = entities_[e.index];
         const Archetype& arch = *r.archetype;
-        for (const ComponentColumn& c : arch.columns) fn(c.type_id, c.at(r.row));
+        const detail::SparseRoom* room = graph_.sparse();
+        if (ECS_LIKELY(room == nullptr)) {
+            for (const ComponentColumn& c : arch.columns) fn(c.type_id, c.at(r.row));
+            return;
+        }
+        size_t next = 0; // [sparse] merged with the table components, in id order
+        for (const ComponentTypeID id : room->ids()) {
+            void* value = room->set(id)->find(e.index);
+            if (value == nullptr) continue;
+            for (; next < arch.columns.size() && arch.columns[next].type_id < id; ++next)
+                fn(arch.columns[next].type_id, arch.columns[next].at(r.row));
+            fn(id, value);
+        }
+        for (; next < arch.columns.size(); ++next) fn(arch.columns[next].type_id, arch.columns[next].at(r.row));
     }
     /// @brief As each_component, with `fn(ComponentTypeID, const void* data)`.
     template <typename Func>
@@ -256,6 +276,8 @@ public:
         using C = detail::bare_t<T>;
         if constexpr (std::is_lvalue_reference_v<T>) {
             add(e, C(value)); // copy first: `value` may live in a column this call moves
+        } else if constexpr (detail::is_sparse_v<C>) {
+            add_sparse<C>(e, std::move(value)); // [sparse] no migration (detail/sparse_ops.hpp)
         } else {
             const ComponentTypeID id = ensure_column_factory<C>();
             const AddSlot slot = add_slot(e, id, false);
@@ -277,7 +299,8 @@ public:
      */
     template <typename T>
     void remove(Entity e) {
-        remove_id(e, component_id<T>());
+        if constexpr (detail::is_sparse_v<T>) remove_sparse<detail::bare_t<T>>(e); // [sparse] no migration
+        else remove_id(e, component_id<T>());
     }
 
     // ---- [enable] begin: enable bits (enable.hpp, detail/enable_ops.hpp; notes/enable.md) ----------
@@ -322,7 +345,7 @@ public:
     [[nodiscard]] size_t count() const {
         const detail::QueryCache& q = cache_of<detail::TypeList<T, Ts...>, detail::TypeList<>>();
         size_t n = 0;
-        detail::for_each_run(q, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; }); // [enable] enabled rows
+        detail::for_each_match(graph_, q, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; }); // [enable] [sparse] per row
         return n;
     }
 
@@ -336,7 +359,7 @@ public:
         size_t n = 0;
         Archetype* found = nullptr;
         size_t row = 0;
-        detail::for_each_run(q, [&](Archetype& a, size_t begin, size_t k, uint64_t) { // [enable] enabled rows
+        detail::for_each_match(graph_, q, [&](Archetype& a, size_t begin, size_t k, uint64_t) { // [enable] [sparse]
             if (found == nullptr) {
                 found = &a;
                 row = begin;
@@ -347,7 +370,8 @@ public:
         if (!detail::terms_access_ok<Ts...>()) return;
         detail::IterationScope scope(queries_.scope_depth());
         if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, row, 1); // [change]
-        fn(found->entities[row], detail::element(column_data<Ts>(*found), row)...);
+        const Entity e = found->entities[row];
+        fn(e, detail::term_fetch<Ts>(detail::term_source<Ts>(*found, row, false, graph_.sparse()), 0, e.index)...);
     }
 
     /**
@@ -591,6 +615,7 @@ public:
     template <typename T, typename Compare>
     void sort(Compare&& cmp) {
         using C = detail::bare_t<T>;
+        static_assert(!detail::is_sparse_v<C>, "World::sort<T>: T is stored sparse (it has no column to sort by)");
         if (!ECS_CHECK(!iterating(), "World::sort: called during iteration")) return;
         if constexpr (!detail::is_tag_v<C>) {
             std::vector<uint32_t> order;
@@ -753,6 +778,9 @@ private:
         if (!alive(e)) return;
         const EntityRecord& r = entities_[e.index];
         r.archetype->touch(id, r.row);
+        if (ECS_UNLIKELY(graph_.sparse() != nullptr)) // [sparse]
+            if (detail::SparseSet* set = graph_.sparse()->set(id))
+                if (set->contains(e.index) && set->ticks_active()) set->touch(e.index);
     }
 
     template <typename... Terms, typename... Filters, typename Func>
@@ -774,6 +802,28 @@ private:
 
     /// [enable] disable/enable of component `id` (INVALID_COMPONENT_ID: the entity) with query observers.
     void toggle_observed(Entity e, ComponentTypeID id, bool off);
+    /// [enable] disable/enable of sparse component `id` (a flag in its set).
+    void toggle_sparse(Entity e, ComponentTypeID id, bool off);
+
+    // -- [sparse] sparse storage (sparse.hpp); defined in detail/sparse_ops.hpp -----------------------
+    template <typename C, typename V>
+    void add_sparse(Entity e, V&& value);
+    template <typename C>
+    void remove_sparse(Entity e);
+    template <typename T>
+    T* find_sparse(Entity e) const noexcept; ///< no change stamp, no access check
+    template <typename T>
+    T* try_get_sparse(Entity e) noexcept;
+    template <typename T>
+    T& get_sparse(Entity e);
+    template <typename... Ts>
+    Entity create_with_sparse(Ts&&... values);
+    template <typename... Ts>
+    Entity place_mixed(Archetype& arch, Ts&&... values);
+    template <typename C, typename V>
+    void construct_mixed(Archetype& arch, uint32_t row, Entity e, V&& value);
+    /// The set of sparse type `id`, created (and shown to the observers) when missing.
+    detail::SparseSet& sparse_set_of(ComponentTypeID id);
 
     /// Moves live `e` from `src` to `dst` (archetype.hpp does the rows) and updates both records.
     ECS_FORCEINLINE uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
@@ -859,6 +909,10 @@ struct WorldAccess {
     /// `names(w).set(e, name)` sets one without asserting (false: taken by another entity).
     static NameIndex& names(World& w) noexcept { return w.names_; }
     static const NameIndex& names(const World& w) noexcept { return w.names_; }
+    /// [sparse] The world's sparse sets (nullptr until the first sparse component).
+    static detail::SparseRoom* sparse(const World& w) noexcept { return w.graph_.sparse(); }
+    /// [sparse] The set of sparse type `id`, created when missing.
+    static detail::SparseSet& sparse_set(World& w, ComponentTypeID id) { return w.sparse_set_of(id); }
     /// [enable] Some enable bit may be set from now on (clone and snapshot loading set bits directly).
     static void note_disabled(World& w) noexcept { w.graph_.note_disabled(); }
     /// Bytes of the deferred queue's pages.
@@ -914,6 +968,13 @@ inline bool World::check_invariants() const {
         }
         live += arch.size();
     }
+    if (const detail::SparseRoom* room = graph_.sparse()) // [sparse] every member alive, indexes consistent
+        for (const ComponentTypeID id : room->ids()) {
+            const detail::SparseSet& set = *room->set(id);
+            if (!set.check() || is_sparse_id(id) == false) return false;
+            for (size_t i = 0; i < set.size(); ++i)
+                if (!alive(set.entities()[i])) return false;
+        }
     bool names_alive = true; // names belong to live entities only
     names_.each([&](Entity e, std::string_view) { names_alive = names_alive && alive(e); });
     return entities_.check(live) && names_.check() && names_alive;
@@ -924,3 +985,4 @@ inline bool World::check_invariants() const {
 #include "detail/commands.hpp" // World::DeferredProxy and the commands it records
 #include "detail/clone.hpp"    // World::clone
 #include "detail/enable_ops.hpp" // [enable] World::disable / enable / enabled
+#include "detail/sparse_ops.hpp" // [sparse] World's sparse component paths

@@ -6,7 +6,8 @@
  * the archetype graph gets the same archetypes in the same creation order (so ids, and therefore
  * query iteration order, match), each archetype copies its rows (Archetype::copy_rows_from), the
  * entity index gets the same records, generations and free list, and the name index is copied as
- * it is. What is not copied: resources, hooks, query caches, events and pending deferred commands.
+ * it is; sparse sets are copied member by member in their dense order. What is not copied: resources,
+ * hooks, query caches, events and pending deferred commands.
  */
 #pragma once
 
@@ -33,6 +34,18 @@ struct WorldCloner {
                     return World{};
             }
         }
+        const SparseRoom* room = WorldAccess::sparse(src); // [sparse] the same check for sparse sets
+        if (room != nullptr)
+            for (const ComponentTypeID id : room->ids()) {
+                const SparseSet& set = *room->set(id);
+                const std::string_view type = component_info(id).name;
+                if (set.size() != 0 &&
+                    !ECS_CHECK(set.ops().copy != nullptr,
+                               format_message("World::clone: component type %.*s is not copy-constructible "
+                                              "(refused: an empty world is returned)",
+                                              static_cast<int>(type.size()), type.data())))
+                    return World{};
+            }
         World out;
         for (size_t i = 1; i < archetypes.size(); ++i) // archetype 0, the empty one, exists already
             (void)WorldAccess::find_or_create_archetype(out, archetypes[i]->types);
@@ -48,7 +61,35 @@ struct WorldCloner {
         WorldAccess::set_free_list(out, WorldAccess::free_list(src));
         WorldAccess::alive_count(out) = src.count();
         WorldAccess::names(out).copy_from(WorldAccess::names(src));
+        if (room != nullptr) copy_sparse(*room, out);
         return out;
+    }
+
+    /// [sparse] Every set: members in the same dense order, values copy-constructed, enable flags kept.
+    static void copy_sparse(const SparseRoom& room, World& out) {
+        for (const ComponentTypeID id : room.ids()) {
+            const SparseSet& from = *room.set(id);
+            if (from.size() == 0) continue;
+            SparseSet& to = WorldAccess::sparse_set(out, id);
+            const bool bytes = from.ops().elem_size != 0;
+            for (size_t i = 0; i < from.size(); ++i) {
+                const Entity e = from.entities()[i];
+                void* dst = to.insert(e);
+                if (bytes) {
+                    struct Undo { // a throwing copy constructor leaves no half-made member
+                        SparseSet& set;
+                        uint32_t index;
+                        bool done = false;
+                        ~Undo() {
+                            if (!done) set.erase(index, false);
+                        }
+                    } undo{to, e.index};
+                    from.ops().copy(dst, from.value_at(i));
+                    undo.done = true;
+                }
+                if (from.disabled(e.index)) to.set_disabled(e.index, true);
+            }
+        }
     }
 };
 

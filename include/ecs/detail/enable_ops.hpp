@@ -16,6 +16,7 @@ namespace ecs {
 template <typename T>
 ECS_FORCEINLINE void World::disable(Entity e) {
     const ComponentTypeID id = component_id<T>();
+    if constexpr (detail::is_sparse_v<T>) return toggle_sparse(e, id, true); // [sparse] a flag in the set
     if (!alive(e)) return;
     const EntityRecord& r = entities_[e.index];
     if (!r.archetype->has(id)) return;
@@ -27,6 +28,7 @@ ECS_FORCEINLINE void World::disable(Entity e) {
 template <typename T>
 ECS_FORCEINLINE void World::enable(Entity e) {
     const ComponentTypeID id = component_id<T>();
+    if constexpr (detail::is_sparse_v<T>) return toggle_sparse(e, id, false);
     if (!alive(e)) return;
     const EntityRecord& r = entities_[e.index];
     if (!r.archetype->has(id)) return;
@@ -37,6 +39,10 @@ ECS_FORCEINLINE void World::enable(Entity e) {
 template <typename T>
 ECS_FORCEINLINE bool World::enabled(Entity e) const noexcept {
     const ComponentTypeID id = component_id<T>();
+    if constexpr (detail::is_sparse_v<T>) {
+        const detail::bare_t<T>* p = find_sparse<const detail::bare_t<T>>(e);
+        return p != nullptr && !graph_.sparse()->set(id)->disabled(e.index);
+    }
     if (!alive(e)) return false;
     const EntityRecord& r = entities_[e.index];
     return r.archetype->has(id) && !r.archetype->disabled(id, r.row);
@@ -63,15 +69,26 @@ inline bool World::enabled(Entity e) const noexcept {
     return !r.archetype->enable.entity_disabled(r.row);
 }
 
+inline void World::toggle_sparse(Entity e, ComponentTypeID id, bool off) {
+    if (!alive(e) || graph_.sparse() == nullptr) return;
+    detail::SparseSet* set = graph_.sparse()->set(id);
+    if (set == nullptr || !set->contains(e.index)) return;
+    if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, id, off);
+    set->set_disabled(e.index, off);
+}
+
 inline void World::toggle_observed(Entity e, ComponentTypeID id, bool off) {
     const bool entity = id == INVALID_COMPONENT_ID;
+    detail::SparseSet* sparse = !entity && graph_.sparse() != nullptr ? graph_.sparse()->set(id) : nullptr;
+    if (sparse != nullptr && !sparse->contains(e.index)) sparse = nullptr;
     {
         const EntityRecord& r = entities_[e.index];
         const Archetype& a = *r.archetype;
-        if ((entity ? a.enable.entity_disabled(r.row) : a.disabled(id, r.row)) == off) return; // nothing changes
+        const bool now_off = entity ? a.enable.entity_disabled(r.row) : sparse != nullptr ? sparse->disabled(e.index) : a.disabled(id, r.row);
+        if (now_off == off) return; // nothing changes
     }
     ComponentMask before; // what queries see now, and will see after the flip
-    const bool visible = entities_[e.index].archetype->effective_mask(entities_[e.index].row, before);
+    const bool visible = detail::Observers::seen_mask(entities_[e.index], e.index, graph_.sparse(), before);
     ComponentMask after = before;
     if (!entity) {
         if (off) after.reset(id);
@@ -90,8 +107,14 @@ inline void World::toggle_observed(Entity e, ComponentTypeID id, bool off) {
         if (!off) observers_.fire_enter(*this, entities_, e, nullptr);
         return;
     }
-    if (!r.archetype->has(id)) return; // an observer removed it
-    r.archetype->set_disabled(id, r.row, off);
+    if (sparse != nullptr) { // [sparse] re-read: an observer may have removed it
+        detail::SparseSet* set = graph_.sparse()->set(id);
+        if (!set->contains(e.index)) return;
+        set->set_disabled(e.index, off);
+    } else {
+        if (!r.archetype->has(id)) return; // an observer removed it
+        r.archetype->set_disabled(id, r.row, off);
+    }
     if (visible) observers_.fire_enter(*this, entities_, e, &before, true);
 }
 
