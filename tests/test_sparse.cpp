@@ -522,3 +522,165 @@ TEST_CASE("sparse: each_par over sparse terms equals a sequential each", "[spars
     w.each_par<Position, const Poisoned>(pool, [](Position& p, const Poisoned& x) { p.y = float(x.damage); });
     for (int i = 0; i < 5000; ++i) CHECK(w.get<Position>(es[size_t(i)]).y == (i % 2 == 0 ? float(i) : 0.f));
 }
+
+// -------------------------------------------------------------------------------------------------
+// Snapshots
+// -------------------------------------------------------------------------------------------------
+
+namespace {
+
+void nick_write(std::ostream& out, const void* p) {
+    const std::string& s = static_cast<const Nick*>(p)->text;
+    const uint32_t n = static_cast<uint32_t>(s.size());
+    out.write(reinterpret_cast<const char*>(&n), 4);
+    out.write(s.data(), static_cast<std::streamsize>(n));
+}
+void nick_read(std::istream& in, void* storage) {
+    uint32_t n = 0;
+    if (!in.read(reinterpret_cast<char*>(&n), 4) || n > 4096) {
+        in.setstate(std::ios_base::failbit);
+        return;
+    }
+    std::string s(n, '\0');
+    if (!in.read(&s[0], static_cast<std::streamsize>(n))) return;
+    ::new (storage) Nick{s};
+}
+
+void register_sparse_types() {
+    static const bool once = [] {
+        ecs::register_component<Position>("sparse.Position");
+        ecs::register_component<Health>("sparse.Health");
+        ecs::register_component<Poisoned>("sparse.Poisoned");
+        ecs::register_component<Nick>("sparse.Nick", &nick_write, &nick_read);
+        ecs::register_component<Shield>("sparse.Shield");
+        ecs::register_component<Marked>("sparse.Marked");
+        return true;
+    }();
+    (void)once;
+}
+
+std::string snapshot_of(const World& w) {
+    std::ostringstream out;
+    ecs::serialize(w, out);
+    return out.str();
+}
+
+} // namespace
+
+TEST_CASE("sparse: snapshots round-trip sparse components and their enable state", "[sparse][serialization]") {
+    register_sparse_types();
+    World w;
+    std::vector<Entity> es;
+    for (int i = 0; i < 300; ++i) {
+        es.push_back(i % 3 == 0 ? w.create() : w.create_with(Position{float(i), 0}, Health{i}));
+        if (i % 2 == 0) w.add(es.back(), Poisoned{i});
+        if (i % 5 == 0) w.add(es.back(), Nick{std::to_string(i)});
+        if (i % 7 == 0) w.add(es.back(), Shield{{}, i});
+        if (i % 11 == 0) w.add<Marked>(es.back());
+    }
+    for (int i = 0; i < 300; i += 13) w.destroy(es[size_t(i)]);
+    for (int i = 2; i < 300; i += 8) w.disable<Poisoned>(es[size_t(i)]);
+    w.disable<Nick>(es[5]);
+    w.disable(es[10]);
+    const std::string bytes = snapshot_of(w);
+    REQUIRE_FALSE(bytes.empty());
+    World loaded;
+    std::istringstream in(bytes);
+    const ecs::DeserializeResult r = ecs::deserialize(loaded, in);
+    INFO(r.message);
+    REQUIRE(r);
+    CHECK(loaded.check_invariants());
+    for (int i = 0; i < 300; ++i) {
+        const Entity e = es[size_t(i)];
+        CHECK(loaded.alive(e) == w.alive(e));
+        if (!w.alive(e)) continue;
+        CHECK(loaded.has<Poisoned>(e) == w.has<Poisoned>(e));
+        CHECK(loaded.has<Nick>(e) == w.has<Nick>(e));
+        CHECK(loaded.has<Shield>(e) == w.has<Shield>(e));
+        CHECK(loaded.has<Marked>(e) == w.has<Marked>(e));
+        CHECK(loaded.enabled<Poisoned>(e) == w.enabled<Poisoned>(e));
+        CHECK(loaded.enabled<Nick>(e) == w.enabled<Nick>(e));
+        CHECK(loaded.enabled(e) == w.enabled(e));
+        if (w.has<Poisoned>(e)) CHECK(loaded.get<Poisoned>(e).damage == i);
+        if (w.has<Nick>(e)) CHECK(loaded.get<Nick>(e).text == std::to_string(i));
+        if (w.has<Shield>(e)) {
+            CHECK(loaded.get<Shield>(e).id == i);
+            CHECK(reinterpret_cast<uintptr_t>(&loaded.get<Shield>(e)) % 64 == 0);
+        }
+    }
+    CHECK(loaded.count<Poisoned>() == w.count<Poisoned>());
+    CHECK(loaded.count<Nick, Poisoned>() == w.count<Nick, Poisoned>());
+    CHECK(snapshot_of(loaded) == bytes);
+}
+
+TEST_CASE("sparse: a damaged sparse section leaves the target world empty", "[sparse][serialization]") {
+    register_sparse_types();
+    reset_life();
+    World w;
+    const Entity a = w.create_with(Position{});
+    w.add(a, Nick{"short"});
+    w.add(a, Poisoned{1});
+    const std::string good = snapshot_of(w);
+    const size_t tag_at = good.find("SPRS");
+    REQUIRE(tag_at != std::string::npos);
+    for (size_t at = tag_at; at < good.size() - 4; ++at) {
+        std::string bad = good;
+        bad[at] = char(bad[at] ^ 0x01);
+        World target;
+        std::istringstream in(bad);
+        const ecs::DeserializeResult r = ecs::deserialize(target, in);
+        CHECK_FALSE(r); // every flipped bit: the checksum
+        CHECK(target.count() == 0);
+        CHECK(target.check_invariants());
+    }
+    // A snapshot whose sparse section names a slot without a live entity.
+    std::string dead = good;
+    const size_t slot_at = good.find("sparse.Nick") + std::string("sparse.Nick").size() + 8; // size, count, slot
+    ecs::detail::put_u32(reinterpret_cast<unsigned char*>(&dead[slot_at]), 42);
+    const uint32_t crc = ecs::detail::Crc32c::of(dead.data() + 20, dead.size() - 24);
+    ecs::detail::put_u32(reinterpret_cast<unsigned char*>(&dead[dead.size() - 4]), crc);
+    World target;
+    std::istringstream in(dead);
+    CHECK(ecs::deserialize(target, in).error == ecs::DeserializeError::entity_out_of_range);
+    CHECK(target.count() == 0);
+    CHECK(target.count<Poisoned>() == 0);
+    CHECK(target.check_invariants());
+}
+
+TEST_CASE("sparse: prefabs carry sparse defaults and take sparse overrides", "[sparse][prefab]") {
+    reset_life();
+    {
+        World w;
+        std::vector<std::string> log;
+        w.on_add<Nick>([&](World& world, Entity e, Nick& n) {
+            CHECK(&world.get<Nick>(e) == &n);
+            log.push_back("Nick " + n.text);
+        });
+        w.on_add<Position>([&](World&, Entity, Position&) { log.push_back("Position"); });
+        w.on_add<SparseCounted>([&](World&, Entity, SparseCounted& c) { log.push_back("Counted " + std::to_string(c.c.value)); });
+        const ecs::Prefab prefab = ecs::Prefab::create(Nick{"default"}, Position{1, 2}, SparseCounted{7}, Marked{});
+        CHECK(prefab.types().size() == 1); // only Position is in the archetype
+        CHECK(prefab.has<Nick>());
+        const size_t archetypes = w.archetype_count();
+        const Entity a = ecs::instantiate(w, prefab);
+        CHECK(log == std::vector<std::string>{"Nick default", "Position", "Counted 7"});
+        CHECK(w.get<Nick>(a).text == "default");
+        CHECK(w.get<SparseCounted>(a).c.value == 7);
+        CHECK(w.has<Marked>(a));
+        CHECK(w.get<Position>(a).y == 2);
+        log.clear();
+        const Entity b = ecs::instantiate(w, prefab, Nick{"override"}, Poisoned{3}, Health{4});
+        CHECK(log == std::vector<std::string>{"Nick override", "Position", "Counted 7"});
+        CHECK(w.get<Nick>(b).text == "override");
+        CHECK(w.get<Poisoned>(b).damage == 3);
+        CHECK(w.get<Health>(b).hp == 4);
+        CHECK(w.archetype_count() <= archetypes + 2); // {Position} and {Position, Health}
+        CHECK(w.get<Nick>(a).text == "default");
+        CHECK(prefab.get<Nick>().text == "default");
+        CHECK(w.count<Nick, Position>() == 2);
+        CHECK(w.check_invariants());
+        w.destroy(a);
+    }
+    CHECK(life().alive() == 0);
+    CHECK(life().bad_destroys == 0);
+}

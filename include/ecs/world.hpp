@@ -936,6 +936,7 @@ struct WorldAccess {
     /// Archetypes are kept (they are never freed).
     static void reset_entities(World& w) noexcept {
         for (Archetype* a : w.graph_.all()) a->clear();
+        if (w.graph_.sparse() != nullptr) w.graph_.sparse()->clear(); // [sparse]
         w.entities_.reset();
         w.names_.clear();
     }

@@ -459,6 +459,8 @@ private:
         }
         for (Archetype* arch : filled_) arch->clear();
         filled_.clear();
+        if (touched_sparse_) // [sparse] every member came from this snapshot (the world had no live entity)
+            if (SparseRoom* room = WorldAccess::sparse(world_)) room->clear();
         for (PendingResource& p : resources_) {
             if (p.constructed) p.registration->destroy(p.storage);
             ::operator delete(p.storage, std::align_val_t(p.registration->align));
@@ -484,6 +486,7 @@ private:
             if (length > in_.remaining()) return truncated(at + 4, "section length exceeds the bytes left in the body");
             last_order = order;
             const uint64_t end = in_.offset() + length;
+            if (tag == SECTION_SPARSE && !read_sparse_section()) return false;
             if (tag == SECTION_ENABLE) {
                 WorldAccess::note_disabled(world_); // before any bit is set (harmless if the load fails)
                 if (!read_enable_section()) return false;
@@ -551,6 +554,16 @@ private:
                 uint32_t row = 0;
                 if (!in_.u32(slot)) return truncated(at, "disabled component list cut short");
                 if (!locate_slot(slot, at, arch, row)) return false;
+                if (is_sparse_id(id)) { // [sparse] a flag in the set the sparse section filled
+                    SparseSet* set = WorldAccess::sparse(world_) != nullptr ? WorldAccess::sparse(world_)->set(id) : nullptr;
+                    if (set == nullptr || !set->contains(slot))
+                        return fail(DeserializeError::bad_count, at,
+                                    "entity slot " + std::to_string(slot) + " has no \"" + name + "\" to disable");
+                    if (!set->set_disabled(slot, true))
+                        return fail(DeserializeError::duplicate_entity, at,
+                                    "entity slot " + std::to_string(slot) + " listed twice for \"" + name + "\"");
+                    continue;
+                }
                 if (!arch->has(id))
                     return fail(DeserializeError::bad_count, at,
                                 "entity slot " + std::to_string(slot) + " has no \"" + name + "\" to disable");
@@ -567,6 +580,103 @@ private:
         uint32_t row;
     };
     std::vector<SlotPlace> where_; ///< by slot, built by the first locate_slot
+
+    /// "SPRS": the sparse components, constructed straight into the world's sets (roll_back empties
+    /// them: the world had no live entity, so its sets had no member).
+    bool read_sparse_section() {
+        uint64_t at = in_.offset();
+        uint32_t types = 0;
+        if (!in_.u32(types)) return truncated(at, "missing sparse type count");
+        if (uint64_t(types) * 21 > in_.remaining()) return truncated(at, "sparse type count exceeds the section");
+        touched_sparse_ = true;
+        for (uint32_t t = 0; t < types; ++t)
+            if (!read_sparse_type()) return false;
+        return true;
+    }
+
+    bool read_sparse_type() {
+        const uint64_t name_at = in_.offset();
+        uint32_t length = 0;
+        if (!in_.u32(length)) return truncated(name_at, "missing component name length");
+        if (length == 0 || length > MAX_COMPONENT_NAME_LENGTH)
+            return fail(DeserializeError::bad_name, name_at, "component name length " + std::to_string(length) + " is 0 or too long");
+        std::string name(length, '\0');
+        if (!in_.raw(&name[0], length)) return truncated(name_at, "component name cut short");
+        ComponentTypeID id = INVALID_COMPONENT_ID;
+        const ComponentRegistration* reg = component_registry().find(name, id);
+        if (reg == nullptr) return fail(DeserializeError::unknown_component, name_at, "unknown component name \"" + name + "\"");
+        if (!is_sparse_id(id))
+            return fail(DeserializeError::unknown_component, name_at,
+                        "component \"" + name + "\" is listed as sparse but is stored in tables in this program");
+        uint64_t at = in_.offset();
+        uint32_t element_size = 0;
+        if (!in_.u32(element_size)) return truncated(at, "missing component element size");
+        if (element_size != reg->element_size)
+            return fail(DeserializeError::element_size_mismatch, at,
+                        "component \"" + name + "\" has element size " + std::to_string(element_size) + " in the snapshot but " +
+                            std::to_string(reg->element_size) + " in this program");
+        at = in_.offset();
+        uint32_t count = 0;
+        if (!in_.u32(count)) return truncated(at, "missing sparse member count");
+        if (uint64_t(count) * 4 + 8 > in_.remaining()) return truncated(at, "sparse member count exceeds the section");
+        SparseSet& set = WorldAccess::sparse_set(world_, id);
+        if (set.size() != 0) return fail(DeserializeError::duplicate_component, name_at, "sparse type \"" + name + "\" listed twice");
+        std::vector<Entity> members(count);
+        std::vector<uint8_t> listed(slot_count_, 0);
+        for (uint32_t i = 0; i < count; ++i) {
+            const uint64_t slot_at = in_.offset();
+            uint32_t slot = 0;
+            Archetype* arch = nullptr;
+            uint32_t row = 0;
+            if (!in_.u32(slot)) return truncated(slot_at, "sparse member list cut short");
+            if (!locate_slot(slot, slot_at, arch, row)) return false;
+            if (listed[slot] != 0)
+                return fail(DeserializeError::duplicate_entity, slot_at, "entity slot " + std::to_string(slot) + " listed twice");
+            listed[slot] = 1;
+            members[i] = arch->entities[row];
+        }
+        at = in_.offset();
+        uint64_t bytes = 0;
+        if (!in_.u64(bytes)) return truncated(at, "missing sparse value byte length");
+        if (bytes > in_.remaining()) return truncated(at, "sparse value byte length exceeds the section");
+        if (reg->element_size == 0) { // a tag: no bytes
+            if (bytes != 0) return fail(DeserializeError::column_size_mismatch, at, "tag \"" + name + "\" has value bytes");
+            for (const Entity e : members) (void)set.insert(e);
+            return true;
+        }
+        if (reg->bulk) {
+            if (bytes != uint64_t(count) * reg->element_size)
+                return fail(DeserializeError::column_size_mismatch, at,
+                            "sparse values of \"" + name + "\" have " + std::to_string(bytes) + " bytes for " +
+                                std::to_string(count) + " members");
+            for (const Entity e : members) {
+                void* storage = set.insert(e);
+                if (!in_.raw(storage, reg->element_size)) {
+                    set.erase(e.index, false);
+                    return truncated(at + 8, "sparse values cut short");
+                }
+            }
+            return true;
+        }
+        LimitedStreamBuf limited(in_.source(), bytes);
+        std::istream element_in(&limited);
+        for (uint32_t i = 0; i < count; ++i) {
+            void* storage = set.insert(members[i]);
+            reg->deserialize(element_in, storage);
+            if (element_in.fail()) {
+                set.erase(members[i].index, false); // nothing constructed there
+                if (limited.source_short()) return truncated(at + 8, "sparse values cut short");
+                return fail(DeserializeError::deserializer_failed, at + 8,
+                            "deserializer of \"" + name + "\" failed at member " + std::to_string(i));
+            }
+        }
+        if (!limited.exhausted())
+            return fail(DeserializeError::column_size_mismatch, at,
+                        "deserializer of \"" + name + "\" read fewer bytes than its values hold");
+        in_.consumed(bytes);
+        return true;
+    }
+    bool touched_sparse_ = false; ///< the sparse section put values in the world's sets
 
     /// A resource read from the snapshot, waiting for commit().
     struct PendingResource {
@@ -633,12 +743,23 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
             registrations.push_back(reg);
         }
     }
+    if (const SparseRoom* room = WorldAccess::sparse(world)) // [sparse] sparse types present too
+        for (const ComponentTypeID t : room->ids())
+            if (room->set(t)->size() != 0 && !ECS_CHECK(component_registry().find(t) != nullptr,
+                                                         "serialize: the world holds a component type that was never "
+                                                         "registered (call register_component<T>(name) first)")) {
+                out.setstate(std::ios_base::failbit);
+                return;
+            }
     std::vector<std::pair<const ResourceRegistration*, const void*>> resources; // registered and present
     SnapshotSections sections; // [enable] optional sections after the resource table
     if (version >= 2) {
         for (const ResourceRegistration* reg : resource_registry().all())
             if (const void* value = reg->find(world)) resources.emplace_back(reg, value);
-        sections.build(world, [](ComponentTypeID id) -> const std::string& { return component_registry().find(id)->name; });
+        if (!sections.build(world, [](ComponentTypeID id) { return component_registry().find(id); })) {
+            out.setstate(std::ios_base::failbit); // a serialize function failed: nothing written
+            return;
+        }
     }
 
     // Measure the body; serialize what only functions can write into `pending`, one length per

@@ -13,9 +13,14 @@
  * sections existed, and snapshots of worlds that use none of them, are byte for byte what they were,
  * and the format version stays 2. The body checksum covers the sections like the rest of the body.
  *
+ * - `"SPRS"` (sparse.hpp): u32 type count, then per sparse type with members: u32 name length, the
+ *   registered name, u32 element size (0 for a tag), u32 count, that many entity slots (the members,
+ *   in the set's dense order), u64 byte length and the values in the same order, written like a
+ *   column (the object bytes of a type registered without functions, else its serialize function).
  * - `"ENBL"` (enable.hpp): u32 count, that many entity slots (disabled entities), then u32 type count
  *   and per type: u32 name length, the registered name, u32 count, that many entity slots (the
- *   entities whose component of that type is disabled). Slots are u32 little-endian, ascending.
+ *   entities whose component of that type is disabled, sparse types included). Slots are u32
+ *   little-endian, ascending.
  *
  * This header builds and writes the sections (write_snapshot calls it); SnapshotLoader reads them
  * (snapshot_loader.hpp). Include <ecs/serialization.hpp>.
@@ -24,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -33,11 +39,12 @@
 namespace ecs::detail {
 
 /// Section tags: four ASCII characters read as a little-endian u32.
+inline constexpr uint32_t SECTION_SPARSE = 0x53525053u; // "SPRS"
 inline constexpr uint32_t SECTION_ENABLE = 0x4C424E45u; // "ENBL"
 
 /// The kind order of a tag (sections appear in increasing order), 0 for an unknown tag.
 [[nodiscard]] inline int section_order(uint32_t tag) noexcept {
-    return tag == SECTION_ENABLE ? 1 : 0;
+    return tag == SECTION_SPARSE ? 1 : tag == SECTION_ENABLE ? 2 : 0;
 }
 
 /// A payload under construction: little-endian integers appended to a byte string.
@@ -47,6 +54,11 @@ struct SectionBytes {
         unsigned char b[4];
         put_u32(b, v);
         bytes.append(reinterpret_cast<const char*>(b), 4);
+    }
+    void u64(uint64_t v) {
+        unsigned char b[8];
+        put_u64(b, v);
+        bytes.append(reinterpret_cast<const char*>(b), 8);
     }
     void name(const std::string& text) {
         u32(static_cast<uint32_t>(text.size()));
@@ -59,17 +71,28 @@ struct SectionBytes {
  *        lengths are part of the body's length, which precedes the body).
  */
 struct SnapshotSections {
+    SectionBytes sparse; ///< payload of "SPRS"; empty when no sparse component exists
     SectionBytes enable; ///< payload of "ENBL"; empty when nothing is disabled
+    bool has_sparse = false;
     bool has_enable = false;
 
-    /// Builds every section `world` needs; `name_of(id)` gives a component type's registered name.
-    template <typename NameOf>
-    void build(const World& world, NameOf&& name_of) {
-        build_enable(world, name_of);
+    /**
+     * Builds every section `world` needs. `registration_of(id)` gives a component type's registration
+     * (name, element_size, bulk, serialize). @return false when a serialize function set failbit.
+     * @pre every component type present is registered.
+     */
+    template <typename RegistrationOf>
+    bool build(const World& world, RegistrationOf&& registration_of) {
+        if (!build_sparse(world, registration_of)) return false;
+        build_enable(world, [&](ComponentTypeID id) -> const std::string& { return registration_of(id)->name; });
+        return true;
     }
     /// Bytes the sections add to the body.
-    [[nodiscard]] uint64_t bytes() const noexcept { return has_enable ? 12 + enable.bytes.size() : 0; }
+    [[nodiscard]] uint64_t bytes() const noexcept {
+        return (has_sparse ? 12 + sparse.bytes.size() : 0) + (has_enable ? 12 + enable.bytes.size() : 0);
+    }
     void write(SnapshotWriter& w) const {
+        if (has_sparse) write_one(w, SECTION_SPARSE, sparse);
         if (has_enable) write_one(w, SECTION_ENABLE, enable);
     }
 
@@ -91,8 +114,39 @@ private:
             }
     }
 
+    template <typename RegistrationOf>
+    bool build_sparse(const World& world, RegistrationOf& registration_of) {
+        const SparseRoom* room = WorldAccess::sparse(world);
+        if (room == nullptr) return true;
+        uint32_t types = 0;
+        for (const ComponentTypeID id : room->ids()) types += room->set(id)->size() != 0 ? 1u : 0u;
+        if (types == 0) return true;
+        has_sparse = true;
+        sparse.u32(types);
+        ByteSink values;
+        std::ostream values_out(&values);
+        for (const ComponentTypeID id : room->ids()) {
+            const SparseSet& set = *room->set(id);
+            if (set.size() == 0) continue;
+            const auto* reg = registration_of(id);
+            sparse.name(reg->name);
+            sparse.u32(reg->element_size);
+            sparse.u32(static_cast<uint32_t>(set.size()));
+            for (size_t i = 0; i < set.size(); ++i) sparse.u32(set.entities()[i].index);
+            values.clear();
+            if (reg->element_size != 0)
+                for (size_t i = 0; i < set.size(); ++i) {
+                    reg->serialize(values_out, set.value_at(i)); // the generated memcpy one for bulk types
+                    if (values_out.fail()) return false;
+                }
+            sparse.u64(values.size());
+            sparse.bytes.append(values.data(), values.size());
+        }
+        return true;
+    }
+
     template <typename NameOf>
-    void build_enable(const World& world, NameOf& name_of) {
+    void build_enable(const World& world, NameOf&& name_of) {
         std::vector<uint32_t> entities;
         std::vector<std::vector<uint32_t>> by_type; // by component id
         for (const Archetype* a : WorldAccess::archetypes(world)) {
@@ -107,6 +161,14 @@ private:
                 each_set(*bits, rows, [&](size_t row) { by_type[id].push_back(a->entities[row].index); });
             }
         }
+        if (const SparseRoom* room = WorldAccess::sparse(world)) // disabled sparse components
+            for (const ComponentTypeID id : room->ids()) {
+                const SparseSet& set = *room->set(id);
+                if (set.disabled_count() == 0) continue;
+                if (by_type.size() <= id) by_type.resize(size_t(id) + 1);
+                for (size_t i = 0; i < set.size(); ++i)
+                    if (set.disabled(set.entities()[i].index)) by_type[id].push_back(set.entities()[i].index);
+            }
         size_t types = 0;
         for (const auto& list : by_type) types += list.empty() ? 0u : 1u;
         if (entities.empty() && types == 0) return;
