@@ -5,11 +5,26 @@
  *
  * The "nothing disabled" pass is the one bench_iteration's BM_Iterate2_Each measures; compare it
  * with the same file built before enable bits to see what they cost a world that does not use them.
+ *
+ * Sparse storage: add + remove of a sparse component (target <= 8 ns per pair) against the same pair
+ * on a table component (two archetype migrations), and a pass over a sparse term.
  */
 #include <cstdint>
 #include <vector>
 
 #include "common.hpp"
+
+namespace bench {
+/// A sparse component (component_traits below).
+struct Poison {
+    int damage;
+};
+} // namespace bench
+
+template <>
+struct ecs::component_traits<bench::Poison> {
+    static constexpr ecs::Storage storage = ecs::Storage::sparse;
+};
 
 namespace bench {
 namespace {
@@ -148,6 +163,57 @@ void BM_Raw_Iterate(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 ECS_BENCH_RANGE(BM_Raw_Iterate);
+
+// --- sparse: add + remove of one component, for every entity in creation order ---------------------
+
+void BM_Sparse_AddRemove(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    ecs::World world;
+    const std::vector<ecs::Entity> handles = populate_pv(world, n);
+    for (ecs::Entity e : handles) world.add(e, Poison{1}); // warm-up: the set's pages and index exist
+    for (ecs::Entity e : handles) world.remove<Poison>(e);
+    for (auto _ : state) {
+        for (ecs::Entity e : handles) {
+            world.add(e, Poison{1});
+            world.remove<Poison>(e);
+        }
+        benchmark::DoNotOptimize(world.count());
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0)); // add + remove pairs
+}
+ECS_BENCH_RANGE(BM_Sparse_AddRemove);
+
+/// The same pair on a table component: two archetype migrations (bench_structural's BM_AddRemove).
+void BM_Table_AddRemove(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    ecs::World world;
+    const std::vector<ecs::Entity> handles = populate_pv(world, n);
+    for (ecs::Entity e : handles) world.add(e, Health{100, 100});
+    for (ecs::Entity e : handles) world.remove<Health>(e);
+    for (auto _ : state) {
+        for (ecs::Entity e : handles) {
+            world.add(e, Health{100, 100});
+            world.remove<Health>(e);
+        }
+        benchmark::DoNotOptimize(world.count());
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+ECS_BENCH_RANGE(BM_Table_AddRemove);
+
+/// p.x += poison over N {Position, Velocity} entities, every tenth holding a sparse Poison.
+void BM_Sparse_IterateTerm(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    ecs::World world;
+    const std::vector<ecs::Entity> handles = populate_pv(world, n);
+    for (size_t i = 0; i < n; i += 10) world.add(handles[i], Poison{1});
+    for (auto _ : state) {
+        world.each<Position, const Poison>([](Position& p, const Poison& x) { p.x += float(x.damage); });
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0)); // rows tested
+}
+ECS_BENCH_RANGE(BM_Sparse_IterateTerm);
 
 } // namespace
 } // namespace bench

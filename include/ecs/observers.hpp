@@ -100,6 +100,8 @@ public:
     [[nodiscard]] ECS_FORCEINLINE bool any_set() const noexcept { return any_set_; }
     /// True when some on_enter / on_leave observer exists.
     [[nodiscard]] ECS_FORCEINLINE bool any_query() const noexcept { return any_query_; }
+    /// True when any observer of any kind exists (one test for the paths that have no hook to run).
+    [[nodiscard]] ECS_FORCEINLINE bool any() const noexcept { return (any_add_ | any_remove_ | any_set_ | any_query_) != 0; }
     /// True when an on_remove hook exists for one of the types of `mask`.
     [[nodiscard]] bool any_remove_in(const ComponentMask& mask) const noexcept { return (mask & remove_mask_).any(); }
     /// [sparse] any_remove_in, counting the sparse components of entity slot `index` too.

@@ -10,10 +10,10 @@
  * Layout of one SparseSet:
  * - values in pages of a power-of-two number of slots (about 16 KiB each, at least one slot),
  *   allocated at the type's alignment and never moved or freed before the set; a free list of slots;
- * - `sparse_`: entity index -> slot + 1 (0: absent);
- * - `dense_` / `dense_slots_`: the members in dense order (add order, a removal moves the last member
- *   into the hole), for iteration, snapshots and clones; `slot_dense_` maps a slot back to it;
- * - per slot a flags byte (the enable bit) and, while the type is tracked, its added / changed ticks.
+ * - `sparse_`: entity index -> slot + 1 (0: absent); members are enumerated through it, in entity
+ *   slot order (snapshots, clones), so adding and removing touch no list of members;
+ * - per slot a flags byte (the enable bit; 0 while the slot is free) and, while the type is tracked,
+ *   its added / changed ticks.
  *
  * Thread-safety: as the world that owns it (one writer; concurrent readers while nobody writes).
  */
@@ -60,11 +60,16 @@ public:
     [[nodiscard]] ComponentTypeID type_id() const noexcept { return ops_.type_id; }
     [[nodiscard]] const ComponentColumn& ops() const noexcept { return ops_; }
     /// Number of members.
-    [[nodiscard]] size_t size() const noexcept { return dense_.size(); }
-    /// The members in dense order.
-    [[nodiscard]] const Entity* entities() const noexcept { return dense_.data(); }
-    /// The value of the `i`-th member in dense order.
-    [[nodiscard]] void* value_at(size_t i) const noexcept { return at(dense_slots_.data()[i]); }
+    [[nodiscard]] size_t size() const noexcept { return size_; }
+    /// Calls `fn(uint32_t entity_index, void* value)` for every member, in entity slot order.
+    /// O(highest entity slot ever a member).
+    template <typename Func>
+    void each(Func&& fn) const {
+        for (size_t i = 0; i < sparse_.size(); ++i) {
+            const uint32_t s = sparse_.data()[i];
+            if (s != 0) fn(static_cast<uint32_t>(i), at(s - 1));
+        }
+    }
 
     /// Slot + 1 of entity slot `index`, 0 when absent.
     [[nodiscard]] ECS_FORCEINLINE uint32_t slot_of(uint32_t index) const noexcept {
@@ -89,16 +94,13 @@ public:
     ECS_FORCEINLINE void* insert(Entity e) {
         if (ECS_UNLIKELY(e.index >= sparse_.size())) sparse_.resize(size_t(e.index) + 1, 0u);
         uint32_t slot;
-        if (!free_.empty()) {
+        if (ECS_LIKELY(!free_.empty())) {
             slot = free_.data()[free_.size() - 1];
             free_.pop_back();
         } else {
             slot = grow();
         }
-        slot_dense_.data()[slot] = static_cast<uint32_t>(dense_.size());
-        flags_.data()[slot] = 0;
-        dense_.push_back(e);
-        dense_slots_.push_back(slot);
+        ++size_; // a free slot's flags are 0: nothing else to reset
         sparse_.data()[e.index] = slot + 1;
         if (ECS_UNLIKELY(clock_ != nullptr)) {
             added_.data()[slot] = clock_->now;
@@ -111,25 +113,24 @@ public:
     /// frees its slot. @pre `index` is a member.
     ECS_FORCEINLINE void erase(uint32_t index, bool destroy = true) noexcept {
         const uint32_t slot = sparse_.data()[index] - 1;
-        sparse_.data()[index] = 0;
         if (destroy && stride_ != 0) ops_.destroy_at(at(slot));
-        if (ECS_UNLIKELY(flags_.data()[slot] & DISABLED)) --disabled_;
-        const uint32_t pos = slot_dense_.data()[slot];
-        const size_t last = dense_.size() - 1;
-        if (pos != last) {
-            const uint32_t moved = dense_slots_.data()[last];
-            dense_.data()[pos] = dense_.data()[last];
-            dense_slots_.data()[pos] = moved;
-            slot_dense_.data()[moved] = pos;
+        release(index, slot);
+    }
+    /// Frees member `index`'s slot `slot` (its value already destroyed, or never constructed).
+    ECS_FORCEINLINE void release(uint32_t index, uint32_t slot) noexcept {
+        sparse_.data()[index] = 0;
+        if (ECS_UNLIKELY(disabled_ != 0) && (flags_.data()[slot] & DISABLED)) {
+            --disabled_;
+            flags_.data()[slot] = 0;
         }
-        dense_.pop_back();
-        dense_slots_.pop_back();
-        free_.push_back(slot);
+        --size_;
+        free_.push_back_unchecked(slot); // grow() keeps room for every slot
     }
 
     /// Destroys every value; keeps the pages.
     void clear() noexcept {
-        while (!dense_.empty()) erase(dense_.data()[dense_.size() - 1].index);
+        for (size_t i = 0; i < sparse_.size() && size_ != 0; ++i)
+            if (sparse_.data()[i] != 0) erase(static_cast<uint32_t>(i));
     }
 
     // -- enable bits --------------------------------------------------------------------------------
@@ -154,8 +155,8 @@ public:
     void enable_ticks(ChangeClock* clock) {
         if (clock_ != nullptr) return;
         clock_ = clock;
-        added_.resize(slot_dense_.size(), clock->now);
-        changed_.resize(slot_dense_.size(), clock->now);
+        added_.resize(flags_.size(), clock->now);
+        changed_.resize(flags_.size(), clock->now);
     }
     [[nodiscard]] ECS_FORCEINLINE bool ticks_active() const noexcept { return clock_ != nullptr; }
     /// Stamps member `index` changed now. @pre member, ticks_active()
@@ -165,43 +166,44 @@ public:
 
     /// Bytes held (pages and index arrays).
     [[nodiscard]] size_t memory_bytes() const noexcept {
-        return pages_.size() * (size_t(mask_) + 1) * stride_ + sparse_.capacity() * 4 + dense_.capacity() * 8 +
-               (dense_slots_.capacity() + slot_dense_.capacity() + free_.capacity()) * 4 + flags_.capacity() +
-               (added_.capacity() + changed_.capacity()) * sizeof(Tick);
+        return pages_.size() * (size_t(mask_) + 1) * stride_ + (sparse_.capacity() + free_.capacity()) * 4 +
+               flags_.capacity() + (added_.capacity() + changed_.capacity()) * sizeof(Tick);
     }
 
     /// Checks the index arrays against each other (World::check_invariants).
     [[nodiscard]] bool check() const noexcept {
         size_t members = 0;
         size_t disabled = 0;
+        PodArray<uint8_t> used; // every slot is a member's or free, once
+        used.resize(flags_.size(), 0);
         for (size_t i = 0; i < sparse_.size(); ++i) {
             const uint32_t s = sparse_.data()[i];
             if (s == 0) continue;
             ++members;
-            const uint32_t slot = s - 1;
-            const uint32_t pos = slot_dense_.data()[slot];
-            if (pos >= dense_.size() || dense_.data()[pos].index != i || dense_slots_.data()[pos] != slot) return false;
-            disabled += (flags_.data()[slot] & DISABLED) ? 1u : 0u;
+            if (s - 1 >= flags_.size() || used.data()[s - 1]++ != 0) return false;
+            disabled += (flags_.data()[s - 1] & DISABLED) ? 1u : 0u;
         }
-        return members == dense_.size() && disabled == disabled_ && members + free_.size() == slot_dense_.size();
+        for (const uint32_t slot : free_)
+            if (slot >= flags_.size() || used.data()[slot]++ != 0 || flags_.data()[slot] != 0) return false;
+        return members == size_ && disabled == disabled_ && members + free_.size() == flags_.size();
     }
 
 private:
     /// A fresh slot past every used one (a new page when needed).
     ECS_NOINLINE uint32_t grow() {
-        const uint32_t slot = static_cast<uint32_t>(slot_dense_.size());
+        const uint32_t slot = static_cast<uint32_t>(flags_.size());
         if ((slot >> shift_) >= pages_.size() && stride_ != 0) {
             const size_t bytes = (size_t(mask_) + 1) * stride_;
+            pages_.reserve(pages_.size() + 1); // first: nothing leaks if it throws
             pages_.push_back(static_cast<uint8_t*>(::operator new(bytes, std::align_val_t(align_))));
         }
-        slot_dense_.push_back(0);
+        // Room in the free list for every slot, so erase() never allocates (it is noexcept).
+        if (free_.capacity() < size_t(slot) + 1) free_.reserve(flags_.capacity() > slot ? flags_.capacity() : size_t(slot) * 2 + 16);
         flags_.push_back(0);
         if (clock_ != nullptr) {
             added_.push_back(0);
             changed_.push_back(0);
         }
-        // One free-list entry of room, so erase() never allocates (it is noexcept).
-        if (free_.capacity() < slot_dense_.size()) free_.reserve(slot_dense_.capacity());
         return slot;
     }
 
@@ -212,11 +214,9 @@ private:
     uint32_t mask_ = 0;
     PodArray<uint8_t*> pages_;       ///< never moved once allocated
     PodArray<uint32_t> sparse_;      ///< entity index -> slot + 1
-    PodArray<Entity> dense_;         ///< members, dense order
-    PodArray<uint32_t> dense_slots_; ///< dense position -> slot
-    PodArray<uint32_t> slot_dense_;  ///< slot -> dense position (one entry per slot ever used)
-    PodArray<uint32_t> free_;        ///< free slots, reused last-freed first
-    PodArray<uint8_t> flags_;        ///< per slot: DISABLED
+    PodArray<uint32_t> free_;        ///< free slots, reused last-freed first (capacity: every slot)
+    PodArray<uint8_t> flags_;        ///< per slot ever used: DISABLED (0 while free)
+    size_t size_ = 0;                ///< members
     size_t disabled_ = 0;
     ChangeClock* clock_ = nullptr;   ///< set while the type is tracked
     PodArray<Tick> added_;           ///< per slot, while tracked

@@ -973,8 +973,11 @@ inline bool World::check_invariants() const {
         for (const ComponentTypeID id : room->ids()) {
             const detail::SparseSet& set = *room->set(id);
             if (!set.check() || is_sparse_id(id) == false) return false;
-            for (size_t i = 0; i < set.size(); ++i)
-                if (!alive(set.entities()[i])) return false;
+            bool members_alive = true;
+            set.each([&](uint32_t index, const void*) {
+                members_alive = members_alive && index < entities_.size() && entities_[index].archetype != nullptr;
+            });
+            if (!members_alive) return false;
         }
     bool names_alive = true; // names belong to live entities only
     names_.each([&](Entity e, std::string_view) { names_alive = names_alive && alive(e); });

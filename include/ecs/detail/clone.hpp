@@ -65,15 +65,15 @@ struct WorldCloner {
         return out;
     }
 
-    /// [sparse] Every set: members in the same dense order, values copy-constructed, enable flags kept.
+    /// [sparse] Every set: the same members, values copy-constructed, enable flags kept.
     static void copy_sparse(const SparseRoom& room, World& out) {
         for (const ComponentTypeID id : room.ids()) {
             const SparseSet& from = *room.set(id);
             if (from.size() == 0) continue;
             SparseSet& to = WorldAccess::sparse_set(out, id);
             const bool bytes = from.ops().elem_size != 0;
-            for (size_t i = 0; i < from.size(); ++i) {
-                const Entity e = from.entities()[i];
+            from.each([&](uint32_t index, const void* value) {
+                const Entity e{index, 0}; // a set keys on the slot alone
                 void* dst = to.insert(e);
                 if (bytes) {
                     struct Undo { // a throwing copy constructor leaves no half-made member
@@ -84,11 +84,11 @@ struct WorldCloner {
                             if (!done) set.erase(index, false);
                         }
                     } undo{to, e.index};
-                    from.ops().copy(dst, from.value_at(i));
+                    from.ops().copy(dst, value);
                     undo.done = true;
                 }
                 if (from.disabled(e.index)) to.set_disabled(e.index, true);
-            }
+            });
         }
     }
 };

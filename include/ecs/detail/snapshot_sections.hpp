@@ -15,7 +15,7 @@
  *
  * - `"SPRS"` (sparse.hpp): u32 type count, then per sparse type with members: u32 name length, the
  *   registered name, u32 element size (0 for a tag), u32 count, that many entity slots (the members,
- *   in the set's dense order), u64 byte length and the values in the same order, written like a
+ *   ascending), u64 byte length and the values in the same order, written like a
  *   column (the object bytes of a type registered without functions, else its serialize function).
  * - `"ENBL"` (enable.hpp): u32 count, that many entity slots (disabled entities), then u32 type count
  *   and per type: u32 name length, the registered name, u32 count, that many entity slots (the
@@ -132,13 +132,13 @@ private:
             sparse.name(reg->name);
             sparse.u32(reg->element_size);
             sparse.u32(static_cast<uint32_t>(set.size()));
-            for (size_t i = 0; i < set.size(); ++i) sparse.u32(set.entities()[i].index);
+            set.each([&](uint32_t index, const void*) { sparse.u32(index); });
             values.clear();
             if (reg->element_size != 0)
-                for (size_t i = 0; i < set.size(); ++i) {
-                    reg->serialize(values_out, set.value_at(i)); // the generated memcpy one for bulk types
-                    if (values_out.fail()) return false;
-                }
+                set.each([&](uint32_t, const void* value) { // the generated memcpy function for bulk types
+                    if (!values_out.fail()) reg->serialize(values_out, value);
+                });
+            if (values_out.fail()) return false;
             sparse.u64(values.size());
             sparse.bytes.append(values.data(), values.size());
         }
@@ -166,8 +166,9 @@ private:
                 const SparseSet& set = *room->set(id);
                 if (set.disabled_count() == 0) continue;
                 if (by_type.size() <= id) by_type.resize(size_t(id) + 1);
-                for (size_t i = 0; i < set.size(); ++i)
-                    if (set.disabled(set.entities()[i].index)) by_type[id].push_back(set.entities()[i].index);
+                set.each([&](uint32_t index, const void*) {
+                    if (set.disabled(index)) by_type[id].push_back(index);
+                });
             }
         size_t types = 0;
         for (const auto& list : by_type) types += list.empty() ? 0u : 1u;

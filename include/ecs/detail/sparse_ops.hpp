@@ -63,11 +63,22 @@ T& World::get_sparse(Entity e) {
 template <typename C, typename V>
 void World::add_sparse(Entity e, V&& value) {
     if (!alive(e)) return;
-    const ComponentTypeID id = ensure_column_factory<C>();
-    if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::add: more than ECS_MAX_COMPONENTS component types in use")) return;
+    const ComponentTypeID id = component_id<C>();
     detail::SparseRoom* room = graph_.sparse();
-    detail::SparseSet* found = room != nullptr ? room->set(id) : nullptr;
-    detail::SparseSet& set = ECS_LIKELY(found != nullptr) ? *found : sparse_set_of(id);
+    detail::SparseSet* found = room != nullptr ? room->set(id) : nullptr; // a set exists: so does the factory
+    if (ECS_UNLIKELY(found == nullptr)) {
+        if (!ECS_CHECK(ensure_column_factory<C>() < ECS_MAX_COMPONENTS,
+                       "World::add: more than ECS_MAX_COMPONENTS component types in use"))
+            return;
+        found = &sparse_set_of(id);
+    }
+    detail::SparseSet& set = *found;
+    if constexpr (std::is_nothrow_constructible_v<C, V&&>) {
+        if (ECS_LIKELY(!observers_.any()) && !set.contains(e.index)) { // the plain path: no hook to run
+            ::new (set.insert(e)) C(std::forward<V>(value));
+            return;
+        }
+    }
     if (void* existing = set.find(e.index)) { // overwrite in place: no hook but on_set, a change
         if constexpr (!detail::is_tag_v<C>) {
             C* old = static_cast<C*>(existing);
@@ -117,6 +128,12 @@ void World::remove_sparse(Entity e) {
     const ComponentTypeID id = component_id<C>();
     detail::SparseSet* set = room->set(id);
     if (set == nullptr || !set->contains(e.index)) return;
+    if (ECS_LIKELY(!observers_.any())) { // the plain path: no hook to run, typed destruction
+        const uint32_t slot = set->slot_of(e.index) - 1;
+        if constexpr (!std::is_trivially_destructible_v<C> && !detail::is_tag_v<C>) static_cast<C*>(set->at(slot))->~C();
+        set->release(e.index, slot);
+        return;
+    }
     ComponentMask before;
     const bool observed = observers_.any_query();
     if (ECS_UNLIKELY(observed)) { // [change] on_leave before on_remove
