@@ -191,7 +191,7 @@ Entity World::create_with_sparse(Ts&&... values) {
     } else {
         if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))
             return INVALID_ENTITY;
-        (void)(ensure_column_factory<detail::bare_t<Ts>>(), ...);
+        ((void)ensure_column_factory<detail::bare_t<Ts>>(), ...);
         Archetype* arch =
             detail::TablePack<detail::table_only_t<detail::TypeList<detail::bare_t<Ts>...>>>::archetype(graph_);
         if (arch == nullptr) return INVALID_ENTITY;
