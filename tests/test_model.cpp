@@ -125,13 +125,29 @@ struct ModelNoDefault {
     explicit ModelNoDefault(int value) : v(value) {}
 };
 
+/// Stored sparse (component_traits below): a short string (in the object) and a tracked object.
+struct ModelSparse {
+    std::string s;
+    Tracker t;
+};
+
+} // namespace
+
+template <>
+struct ecs::component_traits<ModelSparse> {
+    static constexpr ecs::Storage storage = ecs::Storage::sparse;
+};
+
+namespace {
+
 static_assert(std::is_trivially_copyable_v<ModelPod>, "the POD kind must take the memcpy paths");
 static_assert(!std::is_default_constructible_v<ModelNoDefault>, "must not be default-constructible");
 static_assert(!std::is_copy_constructible_v<ModelMoveOnly>, "must be move-only");
 static_assert(std::is_empty_v<ModelTag> && std::is_empty_v<ModelEmptyCounted>, "empty kinds");
 
-enum Kind : int { K_STR, K_MO, K_AL, K_TAG, K_EC, K_POD, K_ND, K_BIG, K_COUNT };
-const char* const kind_names[K_COUNT] = {"string", "MoveOnly", "Aligned", "Tag", "EmptyCounted", "Pod", "NoDefault", "Big"};
+enum Kind : int { K_STR, K_MO, K_AL, K_TAG, K_EC, K_POD, K_ND, K_BIG, K_SP, K_COUNT };
+const char* const kind_names[K_COUNT] = {"string", "MoveOnly", "Aligned", "Tag", "EmptyCounted", "Pod", "NoDefault", "Big",
+                                         "Sparse"};
 
 /// Per-kind glue: how to make a component from a model value, check it and read it back.
 template <typename T>
@@ -239,6 +255,17 @@ struct Traits<ModelBig> {
     static bool less(const ModelBig& a, const ModelBig& b) { return a.v < b.v; }
 };
 
+template <>
+struct Traits<ModelSparse> {
+    static constexpr int kind = K_SP;
+    static ModelSparse make(int v) { return ModelSparse{std::to_string(v), {}}; }
+    static bool valid(const ModelSparse& x) { return !x.s.empty(); }
+    static bool matches(const ModelSparse& x, int v) { return x.s == std::to_string(v); }
+    static int value(const ModelSparse& x) { return std::atoi(x.s.c_str()); }
+    static long weight(const ModelSparse& x) { return value(x); }
+    static bool less(const ModelSparse& a, const ModelSparse& b) { return value(a) < value(b); }
+};
+
 template <typename T>
 using Bare = std::remove_cv_t<std::remove_reference_t<T>>;
 
@@ -263,6 +290,7 @@ void for_each_kind(F&& f) {
     f(static_cast<ModelPod*>(nullptr));
     f(static_cast<ModelNoDefault*>(nullptr));
     f(static_cast<ModelBig*>(nullptr));
+    f(static_cast<ModelSparse*>(nullptr));
 }
 
 /// Calls f(static_cast<T*>(nullptr)) for the kind numbered `kind`.
@@ -276,6 +304,7 @@ void with_kind(int kind, F&& f) {
     case K_EC: f(static_cast<ModelEmptyCounted*>(nullptr)); break;
     case K_POD: f(static_cast<ModelPod*>(nullptr)); break;
     case K_ND: f(static_cast<ModelNoDefault*>(nullptr)); break;
+    case K_SP: f(static_cast<ModelSparse*>(nullptr)); break;
     default: f(static_cast<ModelBig*>(nullptr)); break;
     }
 }
@@ -363,6 +392,7 @@ void register_model_components() {
         register_once<ModelPod>("model.Pod");
         register_once<ModelNoDefault>("model.NoDefault", &model_write_value<ModelNoDefault>, &model_read_value<ModelNoDefault>);
         register_once<ModelBig>("model.Big", &model_write_big, &model_read_big);
+        register_once<ModelSparse>("model.Sparse", &model_write_value<ModelSparse>, &model_read_value<ModelSparse>);
         // The builtin hierarchy types, under the names builtin/hierarchy.hpp suggests.
         register_once<ecs::Parent>("Parent");
         register_once<ecs::Children>("Children", &ecs::write_children, &ecs::read_children);
@@ -390,7 +420,9 @@ struct Content {
         v[static_cast<size_t>(k)] = 0;
     }
     int get(int k) const { return v[static_cast<size_t>(k)]; }
-    int tracked_objects() const { return int(has(K_MO)) + int(has(K_AL)) + int(has(K_ND)) + int(has(K_BIG)); }
+    int tracked_objects() const {
+        return int(has(K_MO)) + int(has(K_AL)) + int(has(K_ND)) + int(has(K_BIG)) + int(has(K_SP));
+    }
     friend bool operator<(const Content& a, const Content& b) {
         return a.mask != b.mask ? a.mask < b.mask : a.v < b.v;
     }
@@ -421,7 +453,7 @@ struct Cmd {
     Content create{};
 
     int tracked_objects() const {
-        if (op == Add) return kind == K_MO || kind == K_AL || kind == K_ND || kind == K_BIG ? 1 : 0;
+        if (op == Add) return kind == K_MO || kind == K_AL || kind == K_ND || kind == K_BIG || kind == K_SP ? 1 : 0;
         if (op == Create) return create.tracked_objects();
         return 0;
     }
@@ -815,7 +847,10 @@ private:
             create_direct<ModelAligned, std::string, ModelMoveOnly, ModelNoDefault, ModelPod, ModelTag, ModelEmptyCounted,
                           ModelBig>({value(), value(), value(), value(), value(), 0, 0, value()});
             break;
-        case 7: create_direct<ModelEmptyCounted, ModelMoveOnly>({0, value()}); break;
+        case 7:
+            if (chance(50)) create_direct<ModelEmptyCounted, ModelMoveOnly>({0, value()});
+            else create_direct<ModelSparse, ModelPod, std::string>({value(), value(), value()}); // sparse first: hook order
+            break;
         case 8:
             if (chance(50)) create_direct<ModelPod>({value()});
             else create_direct<ModelPod, ModelBig>({value(), value()});
@@ -1071,12 +1106,15 @@ private:
             for (size_t i = 0; i < chunk.size(); ++i) {
                 const ecs::Entity e = chunk.entities()[i];
                 chunk_order.push_back(e);
+                // Sparse values are not columns: a chunk gives nullptr for them.
                 const bool addresses_ok =
-                    (true && ... && (chunk.get<Bare<Ts>>() != nullptr &&
-                                     (ecs::detail::is_tag_v<Bare<Ts>> ||
-                                      chunk.get<Bare<Ts>>() + i == w.try_get<Bare<Ts>>(e))));
+                    (true && ... &&
+                     (ecs::detail::is_sparse_v<Bare<Ts>>
+                          ? chunk.get<Bare<Ts>>() == nullptr
+                          : (chunk.get<Bare<Ts>>() != nullptr &&
+                             (ecs::detail::is_tag_v<Bare<Ts>> || chunk.get<Bare<Ts>>() + i == w.try_get<Bare<Ts>>(e)))));
                 if (!addresses_ok) fail(name + " each_chunk column address wrong for " + describe(e));
-                if ((opt != nullptr) != (w.has<O>(e) && w.enabled<O>(e)))
+                if (!ecs::detail::is_sparse_v<O> && (opt != nullptr) != (w.has<O>(e) && w.enabled<O>(e)))
                     fail(name + " each_chunk Optional column wrong for " + describe(e));
             }
         });
@@ -1112,6 +1150,13 @@ private:
         check_rich_query<ModelTag, ModelEmptyCounted, ModelMoveOnly>(ecs::Without<ModelBig, ModelPod>{});
         check_rich_query<std::string, ModelAligned>(ecs::Without<ModelTag>{});
         check_rich_query<ModelBig, ModelNoDefault, ModelNoDefault, const ModelAligned>(ecs::Without<ModelEmptyCounted>{});
+        // Sparse terms and filters, tested row by row.
+        check_query<ModelSparse>(ecs::Exclude<>{});
+        check_query<ModelPod, const ModelSparse>(ecs::Exclude<ModelTag>{});
+        check_query<std::string>(ecs::Exclude<ModelSparse>{});
+        check_rich_query<ModelSparse, ModelPod, std::string>(ecs::Without<ModelTag>{});
+        check_rich_query<ModelPod, ModelSparse, ModelAligned>(ecs::Without<>{});
+        check_rich_query<ModelTag, ModelPod, ModelSparse>(ecs::Without<ModelBig>{});
 
         // single<>: exactly when the model has one match.
         const Totals t = model_totals<ModelAligned, ModelPod>(0);
@@ -1265,7 +1310,10 @@ private:
             case 2: record_create<Rec, ModelPod, std::string>(rec, pending, {value(), value()}); break;
             case 3: record_create<Rec, ModelMoveOnly, ModelAligned, ModelTag>(rec, pending, {value(), value(), 0}); break;
             case 4: record_create<Rec, ModelNoDefault, ModelEmptyCounted>(rec, pending, {value(), 0}); break;
-            case 5: record_create<Rec, ModelBig, ModelPod>(rec, pending, {value(), value()}); break;
+            case 5:
+                if (chance(50)) record_create<Rec, ModelBig, ModelPod>(rec, pending, {value(), value()});
+                else record_create<Rec, ModelPod, ModelSparse>(rec, pending, {value(), value()});
+                break;
             default:
                 record_create<Rec, ModelAligned, std::string, ModelMoveOnly, ModelNoDefault, ModelPod, ModelTag,
                               ModelEmptyCounted>(rec, pending, {value(), value(), value(), value(), value(), 0, 0});
@@ -1711,7 +1759,13 @@ private:
             m.content.set(K_ND, b);
             m.content.set(K_EC, 0);
             break;
-        case 2: break; // an empty prefab
+        case 2: // an empty prefab, or one with a sparse default
+            if (chance(50)) {
+                m.prefab = ecs::Prefab::create(Traits<ModelSparse>::make(a), Traits<ModelPod>::make(b));
+                m.content.set(K_SP, a);
+                m.content.set(K_POD, b);
+            }
+            break;
         default: {
             const ModelPod pod = Traits<ModelPod>::make(a);
             const ModelBig big = Traits<ModelBig>::make(b);
