@@ -981,11 +981,13 @@ void for_each_match(const ArchetypeGraph& graph, const QueryCache& q, Visit&& vi
 /// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
 /// [enable] `graph` says whether any enable bit was ever set in the world (else the plain loop).
 /// [sparse] A query naming a sparse type tests and fetches row by row.
-template <bool WithEntity, typename... Terms, typename Func>
-void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth, Func& fn) {
+/// `MaybeSparse` false: the caller knows at compile time that the filters name no sparse type.
+template <bool WithEntity, typename... Terms, typename Func, bool MaybeSparse = true>
+void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth, Func& fn,
+               std::bool_constant<MaybeSparse> = {}) {
     IterationScope scope(depth);
     constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
-    if (sparse_terms || ECS_UNLIKELY(q.has_sparse)) {
+    if (sparse_terms || (MaybeSparse && ECS_UNLIKELY(q.has_sparse))) {
         run_query_sparse<WithEntity, Terms...>(graph, q, fn);
         return;
     }

@@ -867,7 +867,7 @@ private:
         constexpr bool with_entity = NoEntity == 0 && detail::takes_entity<Func, Terms...>();
         if (!detail::terms_access_ok<Terms...>()) return;
         detail::run_query<with_entity, Terms...>(graph_, cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(),
-                                                 queries_.scope_depth(), fn);
+                                                 queries_.scope_depth(), fn, std::bool_constant<Check::has_sparse>{});
     }
 
     // -- the rooms -----------------------------------------------------------------------------------
