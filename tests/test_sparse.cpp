@@ -429,6 +429,22 @@ TEST_CASE("sparse: deferred commands and command buffers", "[sparse]") {
     CHECK(w.check_invariants());
 }
 
+TEST_CASE("sparse: deferred create_with a sparse value first returns a handle alive with both after the flush", "[sparse]") {
+    World w;
+    const Entity e = w.deferred().create_with(Nick{"reserved"}, Position{1, 2});
+    CHECK(e != ecs::INVALID_ENTITY);
+    CHECK_FALSE(w.alive(e));
+    w.flush_deferred();
+    REQUIRE(w.alive(e));
+    REQUIRE(w.has<Nick>(e));
+    REQUIRE(w.has<Position>(e));
+    CHECK(w.get<Nick>(e).text == "reserved");
+    CHECK(w.get<Position>(e).x == 1);
+    CHECK(w.get<Position>(e).y == 2);
+    CHECK(w.count<Nick, Position>() == 1);
+    CHECK(w.check_invariants());
+}
+
 TEST_CASE("sparse: create_with mixes table and sparse values, on_add in pack order", "[sparse]") {
     World w;
     std::vector<std::string> log;
