@@ -726,7 +726,7 @@ TEST_CASE("enable: damaged or inconsistent sections are rejected and leave the w
     std::string unknown = good;
     unknown[tag_at] = 'X';
     reseal(unknown);
-    CHECK(load(unknown) == ecs::DeserializeError::bad_count);
+    CHECK(load(unknown) == ecs::DeserializeError::bad_section);
 
     // Payload: u32 0 entities, u32 1 type, name, u32 1, slot. Point the slot at a free one.
     std::string dead = good;
