@@ -126,6 +126,21 @@ struct ModelNoDefault {
     explicit ModelNoDefault(int value) : v(value) {}
 };
 
+/// Stored sparse (component_traits below): a short string (in the object) and a tracked object.
+struct ModelSparse {
+    std::string s;
+    Tracker t;
+};
+
+} // namespace
+
+template <>
+struct ecs::component_traits<ModelSparse> {
+    static constexpr ecs::Storage storage = ecs::Storage::sparse;
+};
+
+namespace {
+
 static_assert(std::is_trivially_copyable_v<ModelPod>, "the POD kind must take the memcpy paths");
 static_assert(!std::is_default_constructible_v<ModelNoDefault>, "must not be default-constructible");
 static_assert(!std::is_copy_constructible_v<ModelMoveOnly>, "must be move-only");
@@ -155,8 +170,9 @@ void with_relation(int r, F&& f) {
     else f(static_cast<ModelChildOf*>(nullptr));
 }
 
-enum Kind : int { K_STR, K_MO, K_AL, K_TAG, K_EC, K_POD, K_ND, K_BIG, K_COUNT };
-const char* const kind_names[K_COUNT] = {"string", "MoveOnly", "Aligned", "Tag", "EmptyCounted", "Pod", "NoDefault", "Big"};
+enum Kind : int { K_STR, K_MO, K_AL, K_TAG, K_EC, K_POD, K_ND, K_BIG, K_SP, K_COUNT };
+const char* const kind_names[K_COUNT] = {"string", "MoveOnly", "Aligned", "Tag", "EmptyCounted", "Pod", "NoDefault", "Big",
+                                         "Sparse"};
 
 /// Per-kind glue: how to make a component from a model value, check it and read it back.
 template <typename T>
@@ -264,6 +280,17 @@ struct Traits<ModelBig> {
     static bool less(const ModelBig& a, const ModelBig& b) { return a.v < b.v; }
 };
 
+template <>
+struct Traits<ModelSparse> {
+    static constexpr int kind = K_SP;
+    static ModelSparse make(int v) { return ModelSparse{std::to_string(v), {}}; }
+    static bool valid(const ModelSparse& x) { return !x.s.empty(); }
+    static bool matches(const ModelSparse& x, int v) { return x.s == std::to_string(v); }
+    static int value(const ModelSparse& x) { return std::atoi(x.s.c_str()); }
+    static long weight(const ModelSparse& x) { return value(x); }
+    static bool less(const ModelSparse& a, const ModelSparse& b) { return value(a) < value(b); }
+};
+
 template <typename T>
 using Bare = std::remove_cv_t<std::remove_reference_t<T>>;
 
@@ -288,6 +315,7 @@ void for_each_kind(F&& f) {
     f(static_cast<ModelPod*>(nullptr));
     f(static_cast<ModelNoDefault*>(nullptr));
     f(static_cast<ModelBig*>(nullptr));
+    f(static_cast<ModelSparse*>(nullptr));
 }
 
 /// Calls f(static_cast<T*>(nullptr)) for the kind numbered `kind`.
@@ -301,6 +329,7 @@ void with_kind(int kind, F&& f) {
     case K_EC: f(static_cast<ModelEmptyCounted*>(nullptr)); break;
     case K_POD: f(static_cast<ModelPod*>(nullptr)); break;
     case K_ND: f(static_cast<ModelNoDefault*>(nullptr)); break;
+    case K_SP: f(static_cast<ModelSparse*>(nullptr)); break;
     default: f(static_cast<ModelBig*>(nullptr)); break;
     }
 }
@@ -388,6 +417,7 @@ void register_model_components() {
         register_once<ModelPod>("model.Pod");
         register_once<ModelNoDefault>("model.NoDefault", &model_write_value<ModelNoDefault>, &model_read_value<ModelNoDefault>);
         register_once<ModelBig>("model.Big", &model_write_big, &model_read_big);
+        register_once<ModelSparse>("model.Sparse", &model_write_value<ModelSparse>, &model_read_value<ModelSparse>);
         // The builtin hierarchy types, under the names builtin/hierarchy.hpp suggests.
         register_once<ecs::Parent>("Parent");
         register_once<ecs::Children>("Children", &ecs::write_children, &ecs::read_children);
@@ -417,7 +447,9 @@ struct Content {
         v[static_cast<size_t>(k)] = 0;
     }
     int get(int k) const { return v[static_cast<size_t>(k)]; }
-    int tracked_objects() const { return int(has(K_MO)) + int(has(K_AL)) + int(has(K_ND)) + int(has(K_BIG)); }
+    int tracked_objects() const {
+        return int(has(K_MO)) + int(has(K_AL)) + int(has(K_ND)) + int(has(K_BIG)) + int(has(K_SP));
+    }
     friend bool operator<(const Content& a, const Content& b) {
         return a.mask != b.mask ? a.mask < b.mask : a.v < b.v;
     }
@@ -439,7 +471,7 @@ std::string describe(ecs::Entity e) {
     return "{" + std::to_string(e.index) + "," + std::to_string(e.generation) + "}";
 }
 
-bool tracked_kind(int k) { return k == K_MO || k == K_AL || k == K_ND || k == K_BIG; }
+bool tracked_kind(int k) { return k == K_MO || k == K_AL || k == K_ND || k == K_BIG || k == K_SP; }
 
 /// A recorded (deferred or command-buffer) command, as the model replays it at the flush.
 /// Create: `e` is the handle reserved when recording (DeferredProxy), or INVALID_ENTITY (the
@@ -508,7 +540,15 @@ struct Slot {
     std::array<std::vector<ecs::Entity>, R_COUNT> rel; ///< relationship targets, in the order of relating
     size_t pos = 0;          ///< position in Model::live_
     uint32_t last_gen = 0;   ///< generation of the last handle issued for this index (0: never)
+    // Enable bits: kinds disabled on the entity (a subset of content.mask), and the entity's own bit.
+    unsigned disabled = 0;
+    bool entity_off = false;
+    /// The kinds queries see: none for a disabled entity (see visible()), else the enabled ones.
+    unsigned seen() const { return content.mask & ~disabled; }
 };
+
+/// Whether queries without IncludeDisabled visit the entity at all.
+bool visible(const Slot& s) { return !s.entity_off; }
 
 struct HookEvent {
     bool created = false;
@@ -618,6 +658,8 @@ private:
         s.alive = true;
         s.handle = e;
         s.content = c;
+        s.disabled = 0;
+        s.entity_off = false;
         s.has_parent = false;
         s.has_children = false;
         s.children.clear();
@@ -656,6 +698,8 @@ private:
             if (s.content.has(k)) expected_remove_[static_cast<size_t>(k)] += remove_hooks_per_kind(k);
         s.alive = false;
         s.content = Content{};
+        s.disabled = 0;
+        s.entity_off = false;
         s.has_parent = false;
         s.has_children = false;
         s.children.clear();
@@ -696,6 +740,7 @@ private:
         Content& c = slots_[e.index].content;
         if (!c.has(k)) return;
         c.clear(k);
+        slots_[e.index].disabled &= ~(1u << k); // a type added back starts enabled
         expected_remove_[static_cast<size_t>(k)] += remove_hooks_per_kind(k);
     }
 
@@ -864,11 +909,12 @@ private:
         else if (r < 935) op_hierarchy();
         else if (r < 955) op_prefab_lifetime();
         else if (r < 958) op_snapshot();
-        else if (r < 964) op_add_many();
-        else if (r < 970) op_remove_many();
-        else if (r < 976) op_emplace();
-        else if (r < 980) op_bulk();
-        else if (r < 998) op_relation();
+        else if (r < 962) op_add_many();
+        else if (r < 966) op_remove_many();
+        else if (r < 970) op_emplace();
+        else if (r < 974) op_bulk();
+        else if (r < 986) op_relation();
+        else if (r < 1000) op_enable();
         else op_access();
     }
 
@@ -908,7 +954,10 @@ private:
             create_direct<ModelAligned, std::string, ModelMoveOnly, ModelNoDefault, ModelPod, ModelTag, ModelEmptyCounted,
                           ModelBig>({value(), value(), value(), value(), value(), 0, 0, value()});
             break;
-        case 7: create_direct<ModelEmptyCounted, ModelMoveOnly>({0, value()}); break;
+        case 7:
+            if (chance(50)) create_direct<ModelEmptyCounted, ModelMoveOnly>({0, value()});
+            else create_direct<ModelSparse, ModelPod, std::string>({value(), value(), value()}); // sparse first: hook order
+            break;
         case 8:
             if (chance(50)) create_direct<ModelPod>({value()});
             else create_direct<ModelPod, ModelBig>({value(), value()});
@@ -1097,6 +1146,7 @@ private:
         case K_EC: emplace_one<ModelEmptyCounted>(e, v); break;
         case K_POD: emplace_one<ModelPod>(e, v, Traits<ModelPod>::make(v)); break;
         case K_ND: emplace_one<ModelNoDefault>(e, v, v); break;
+        case K_SP: emplace_one<ModelSparse>(e, v, Traits<ModelSparse>::make(v)); break;
         default:
             if (slots_[e.index].content.has(K_BIG) && chance(50)) {
                 // Replacing a value with arguments read from that very value.
@@ -1226,7 +1276,8 @@ private:
         Totals t;
         for (uint32_t idx : live_) {
             const Content& c = slots_[idx].content;
-            if ((c.mask & include) != include || (c.mask & exclude) != 0) continue;
+            const unsigned seen = slots_[idx].seen();
+            if (!visible(slots_[idx]) || (seen & include) != include || (seen & exclude) != 0) continue;
             ++t.visits;
             for (int k = 0; k < K_COUNT; ++k)
                 if ((include >> k) & 1u) t.weight += model_weight(k, c.get(k));
@@ -1254,8 +1305,10 @@ private:
                 return;
             }
             const Content& c = slots_[e.index].content;
-            if ((c.mask & exclude) != 0) fail(name + " visited excluded " + describe(e));
-            const bool ok = (true && ... && (c.has(Traits<Bare<Ts>>::kind) &&
+            const unsigned kinds = slots_[e.index].seen();
+            if (!visible(slots_[e.index])) fail(name + " visited disabled " + describe(e));
+            if ((kinds & exclude) != 0) fail(name + " visited excluded " + describe(e));
+            const bool ok = (true && ... && (((kinds >> Traits<Bare<Ts>>::kind) & 1u) &&
                                              Traits<Bare<Ts>>::matches(xs, c.get(Traits<Bare<Ts>>::kind))));
             if (!ok) fail(name + " passed wrong values for " + describe(e));
         };
@@ -1298,11 +1351,12 @@ private:
         Totals expected;
         for (uint32_t idx : live_) {
             const Content& c = slots_[idx].content;
-            if ((c.mask & include) != include || (c.mask & exclude) != 0) continue;
+            const unsigned seen = slots_[idx].seen();
+            if (!visible(slots_[idx]) || (seen & include) != include || (seen & exclude) != 0) continue;
             ++expected.visits;
             for (int k = 0; k < K_COUNT; ++k)
                 if ((mask_of<Bare<Ts>...>() >> k) & 1u) expected.weight += model_weight(k, c.get(k));
-            if (c.has(Traits<O>::kind)) expected.weight += model_weight(Traits<O>::kind, c.get(Traits<O>::kind));
+            if ((seen >> Traits<O>::kind) & 1u) expected.weight += model_weight(Traits<O>::kind, c.get(Traits<O>::kind));
         }
         ecs::World& w = *world_;
         auto q = w.query<Ts..., ecs::Optional<O>>(ecs::With<W>{}, ex);
@@ -1317,8 +1371,10 @@ private:
                 return;
             }
             const Content& c = slots_[e.index].content;
-            if ((c.mask & exclude) != 0 || (c.mask & include) != include) fail(name + " visited non-matching " + describe(e));
-            if ((o != nullptr) != c.has(Traits<O>::kind)) fail(name + " Optional presence wrong for " + describe(e));
+            const unsigned seen = slots_[e.index].seen();
+            if (!visible(slots_[e.index]) || (seen & exclude) != 0 || (seen & include) != include)
+                fail(name + " visited non-matching " + describe(e));
+            if ((o != nullptr) != (((seen >> Traits<O>::kind) & 1u) != 0)) fail(name + " Optional presence wrong for " + describe(e));
             if (o != nullptr) {
                 got.weight += Traits<O>::weight(*o);
                 if (!Traits<O>::matches(*o, c.get(Traits<O>::kind))) fail(name + " Optional value wrong for " + describe(e));
@@ -1341,12 +1397,16 @@ private:
             for (size_t i = 0; i < chunk.size(); ++i) {
                 const ecs::Entity e = chunk.entities()[i];
                 chunk_order.push_back(e);
+                // Sparse values are not columns: a chunk gives nullptr for them.
                 const bool addresses_ok =
-                    (true && ... && (chunk.get<Bare<Ts>>() != nullptr &&
-                                     (ecs::detail::is_tag_v<Bare<Ts>> ||
-                                      chunk.get<Bare<Ts>>() + i == w.try_get<Bare<Ts>>(e))));
+                    (true && ... &&
+                     (ecs::detail::is_sparse_v<Bare<Ts>>
+                          ? chunk.get<Bare<Ts>>() == nullptr
+                          : (chunk.get<Bare<Ts>>() != nullptr &&
+                             (ecs::detail::is_tag_v<Bare<Ts>> || chunk.get<Bare<Ts>>() + i == w.try_get<Bare<Ts>>(e)))));
                 if (!addresses_ok) fail(name + " each_chunk column address wrong for " + describe(e));
-                if ((opt != nullptr) != w.has<O>(e)) fail(name + " each_chunk Optional column wrong for " + describe(e));
+                if (!ecs::detail::is_sparse_v<O> && (opt != nullptr) != (w.has<O>(e) && w.enabled<O>(e)))
+                    fail(name + " each_chunk Optional column wrong for " + describe(e));
             }
         });
         if (chunk_order != order) fail(name + " each_chunk order differs from each");
@@ -1381,6 +1441,13 @@ private:
         check_rich_query<ModelTag, ModelEmptyCounted, ModelMoveOnly>(ecs::Without<ModelBig, ModelPod>{});
         check_rich_query<std::string, ModelAligned>(ecs::Without<ModelTag>{});
         check_rich_query<ModelBig, ModelNoDefault, ModelNoDefault, const ModelAligned>(ecs::Without<ModelEmptyCounted>{});
+        // Sparse terms and filters, tested row by row.
+        check_query<ModelSparse>(ecs::Exclude<>{});
+        check_query<ModelPod, const ModelSparse>(ecs::Exclude<ModelTag>{});
+        check_query<std::string>(ecs::Exclude<ModelSparse>{});
+        check_rich_query<ModelSparse, ModelPod, std::string>(ecs::Without<ModelTag>{});
+        check_rich_query<ModelPod, ModelSparse, ModelAligned>(ecs::Without<>{});
+        check_rich_query<ModelTag, ModelPod, ModelSparse>(ecs::Without<ModelBig>{});
 
         // single<>: exactly when the model has one match.
         const Totals t = model_totals<ModelAligned, ModelPod>(0);
@@ -1401,7 +1468,6 @@ private:
     void op_each_mutating() {
         last_op_ = "each(mutating)";
         ecs::World& w = *world_;
-        const Totals inner_expected = model_totals<std::string>(0);
         w.each<ModelPod>([&](ecs::Entity e, ModelPod& p) {
             if (!model_alive(e)) {
                 fail("each(mutating) visited a dead entity");
@@ -1428,6 +1494,7 @@ private:
                 w.remove<ModelMoveOnly>(e);
             } else if (r == 5) {
                 // Nested read-only query: must not clear the outer iteration guard.
+                const Totals inner_expected = model_totals<std::string>(0); // toggles (r == 7) change it
                 Totals t;
                 w.each_no_entity<const std::string>([&](const std::string& s) {
                     ++t.visits;
@@ -1437,9 +1504,51 @@ private:
                 if (!w.iterating()) fail("iterating() false inside the outer each after a nested one");
             } else if (r == 6) {
                 record_random(false, e);
+            } else if (r == 7) {
+                toggle_random(e); // the visited entity only: a later row may or may not see a toggle
             }
         });
         if (w.iterating()) fail("iterating() true after each returned");
+    }
+
+    // -- enable bits ---------------------------------------------------------------------------------
+
+    /// disable<T> / enable<T> of a random kind, or disable / enable of the entity, on any handle.
+    void toggle_random(ecs::Entity e) {
+        const bool alive = model_alive(e);
+        const uint64_t r = below(100);
+        if (r < 70) {
+            const int k = static_cast<int>(below(K_COUNT));
+            const bool off = r < 40;
+            with_kind(k, [&](auto* tag) {
+                using T = std::remove_pointer_t<decltype(tag)>;
+                if (off) world_->disable<T>(e);
+                else world_->enable<T>(e);
+            });
+            if (alive && slots_[e.index].content.has(k)) {
+                if (off) slots_[e.index].disabled |= 1u << k;
+                else slots_[e.index].disabled &= ~(1u << k);
+            }
+        } else {
+            const bool off = r < 85;
+            if (off) world_->disable(e);
+            else world_->enable(e);
+            if (alive) slots_[e.index].entity_off = off;
+        }
+    }
+
+    void op_enable() {
+        last_op_ = "enable/disable";
+        const uint64_t n = 1 + below(4);
+        for (uint64_t i = 0; i < n; ++i) toggle_random(pick());
+        // Now and then everything of one entity is enabled again.
+        if (chance(10) && !live_.empty()) {
+            const ecs::Entity e = slots_[live_[below(live_.size())]].handle;
+            for_each_kind([&](auto* tag) { world_->enable<std::remove_pointer_t<decltype(tag)>>(e); });
+            world_->enable(e);
+            slots_[e.index].disabled = 0;
+            slots_[e.index].entity_off = false;
+        }
     }
 
     // -- deferred and command buffers ---------------------------------------------------------------
@@ -1498,6 +1607,10 @@ private:
         case K_EC: rec.template emplace<ModelEmptyCounted>(target); break;
         case K_POD: rec.template emplace<ModelPod>(target, Traits<ModelPod>::make(v)); break;
         case K_ND: rec.template emplace<ModelNoDefault>(target, v); break;
+        case K_SP:
+            rec.template emplace<ModelSparse>(target, Traits<ModelSparse>::make(v));
+            c.held_tracked = 1; // the argument is a Sparse
+            break;
         default:
             rec.template emplace<ModelBig>(target, Traits<ModelBig>::make(v));
             c.held_tracked = 1; // the argument is a Big
@@ -1607,7 +1720,10 @@ private:
             case 2: record_create<Rec, ModelPod, std::string>(rec, pending, {value(), value()}); break;
             case 3: record_create<Rec, ModelMoveOnly, ModelAligned, ModelTag>(rec, pending, {value(), value(), 0}); break;
             case 4: record_create<Rec, ModelNoDefault, ModelEmptyCounted>(rec, pending, {value(), 0}); break;
-            case 5: record_create<Rec, ModelBig, ModelPod>(rec, pending, {value(), value()}); break;
+            case 5:
+                if (chance(50)) record_create<Rec, ModelBig, ModelPod>(rec, pending, {value(), value()});
+                else record_create<Rec, ModelPod, ModelSparse>(rec, pending, {value(), value()});
+                break;
             default:
                 record_create<Rec, ModelAligned, std::string, ModelMoveOnly, ModelNoDefault, ModelPod, ModelTag,
                               ModelEmptyCounted>(rec, pending, {value(), value(), value(), value(), value(), 0, 0});
@@ -1698,7 +1814,7 @@ private:
     void bind_new_entities(std::vector<Content> creates) {
         std::vector<std::pair<Content, ecs::Entity>> found;
         ecs::World& w = *world_;
-        w.each<>([&](ecs::Entity e) {
+        w.each<>(ecs::IncludeDisabled{}, [&](ecs::Entity e) {
             if (model_alive(e)) return;
             Content c;
             for_each_kind([&](auto* tag) {
@@ -2098,7 +2214,13 @@ private:
             m.content.set(K_ND, b);
             m.content.set(K_EC, 0);
             break;
-        case 2: break; // an empty prefab
+        case 2: // an empty prefab, or one with a sparse default
+            if (chance(50)) {
+                m.prefab = ecs::Prefab::create(Traits<ModelSparse>::make(a), Traits<ModelPod>::make(b));
+                m.content.set(K_SP, a);
+                m.content.set(K_POD, b);
+            }
+            break;
         default: {
             const ModelPod pod = Traits<ModelPod>::make(a);
             const ModelBig big = Traits<ModelBig>::make(b);
@@ -2300,7 +2422,10 @@ private:
         ecs::World& w = *world_;
         size_t with_target = 0;
         size_t with_any = 0;
+        size_t visible_count = 0; // a disabled entity (enable(e, false)) is skipped by every query
         for (uint32_t idx : live_) {
+            if (!visible(slots_[idx])) continue;
+            ++visible_count;
             const std::vector<ecs::Entity>& list = slots_[idx].rel[static_cast<size_t>(rk)];
             if (!list.empty()) ++with_any;
             if (std::find(list.begin(), list.end(), target) != list.end()) ++with_target;
@@ -2327,11 +2452,12 @@ private:
                 // The target comes first, unless the chain above ends in a cycle (cut somewhere).
                 const ecs::Entity parent = w.target<ModelChildOf>(e);
                 if (parent == ecs::INVALID_ENTITY || seen[parent.index]) return;
+                if (!visible(slots_[parent.index])) return; // a disabled target is never visited
                 ecs::Entity p = parent;
                 for (size_t steps = 0; steps <= live_.size() && p != ecs::INVALID_ENTITY; ++steps) p = w.target<ModelChildOf>(p);
                 if (p == ecs::INVALID_ENTITY) fail("Cascade visited " + describe(e) + " before its target");
             });
-            if (n != live_.size()) fail("Cascade visited " + std::to_string(n) + " entities, model " + std::to_string(live_.size()));
+            if (n != visible_count) fail("Cascade visited " + std::to_string(n) + " entities, model " + std::to_string(visible_count));
         }
     }
 
@@ -2420,7 +2546,10 @@ private:
                 if (has && (&w.get<T>(e) != p || !Traits<T>::matches(*p, s.content.get(k))))
                     fail(std::string("get<") + kind_names[k] + "> on " + describe(e) + " holds " +
                          std::to_string(Traits<T>::value(*p)) + ", model " + describe(s.content));
+                if (w.enabled<T>(e) != (((s.seen() >> k) & 1u) != 0))
+                    fail(std::string("enabled<") + kind_names[k] + "> wrong on " + describe(e));
             });
+            if (w.enabled(e) != !s.entity_off) fail("enabled(" + describe(e) + ") differs from the model");
             const ecs::Parent* parent = w.try_get<ecs::Parent>(e);
             if ((parent != nullptr) != s.has_parent || (parent && parent->entity != s.parent))
                 fail("Parent of " + describe(e) + " differs from the model");

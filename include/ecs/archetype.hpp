@@ -19,6 +19,9 @@
  * Change detection (change_detection.hpp): `ticks` holds tick columns for the tracked types only; every
  * row operation keeps them parallel to the rows behind one `ticks.active()` branch. Moves inside
  * storage (migration, swap-remove, permute, growth) carry the ticks along and never count as changes.
+ *
+ * Enable bits (enable.hpp): `enable` holds the disabled bits of this archetype's rows; every row
+ * operation carries them along behind one `enable.any()` branch (false while nothing here is disabled).
  */
 #pragma once
 
@@ -35,6 +38,7 @@
 #include "component.hpp"
 #include "detail/algorithms.hpp"
 #include "detail/pod_array.hpp"
+#include "enable.hpp"
 #include "entity.hpp"
 
 namespace ecs {
@@ -172,6 +176,7 @@ public:
         }
         entities.pop_back();
         if (ECS_UNLIKELY(ticks.active())) ticks.erase(row);
+        if (ECS_UNLIKELY(enable.any())) enable.erase(row, last); // [enable]
         return moved;
     }
 
@@ -231,6 +236,7 @@ public:
             move_columns(src_row, last, dst, dst_row);
         }
         if (ECS_UNLIKELY(ticks.active())) move_ticks(src_row, dst, dst_row);
+        if (ECS_UNLIKELY(enable.any())) move_enable(src_row, dst, dst_row); // [enable]
         return pop_into(src_row);
     }
 
@@ -274,8 +280,11 @@ public:
                         to->set(base + row, from->added.data()[row], from->changed.data()[row]);
                 }
         }
+        if (ECS_UNLIKELY(enable.any())) // [enable] disabled bits go along (types `dst` keeps, entity bits)
+            for (size_t row = 0; row < n; ++row) move_enable(static_cast<uint32_t>(row), dst, static_cast<uint32_t>(base + row));
         entities.clear();
         ticks.clear();
+        enable.clear();
         return static_cast<uint32_t>(base);
     }
 
@@ -303,6 +312,7 @@ public:
             }
         }
         if (ECS_UNLIKELY(ticks.active())) ticks.permute(order);
+        if (ECS_UNLIKELY(enable.any())) enable.permute(order); // [enable]
     }
 
     /// Starts change tracking of `t` on this archetype (no-op without `t`); existing rows count as
@@ -318,6 +328,28 @@ public:
     void touch(ComponentTypeID t, size_t row) noexcept {
         if (detail::TickColumn* c = ticks_of(t)) c->touch(row, ticks.now());
     }
+    // -- [enable] enable bits (enable.hpp) ------------------------------------------------------------
+
+    /// Disables (`off`) or enables `t` at `row`. @return true when the state changed. @pre has(t), row < size()
+    ECS_FORCEINLINE bool set_disabled(ComponentTypeID t, size_t row, bool off) {
+        return enable.set(column_index[t], columns.size(), row, off);
+    }
+    /// True when `t` is disabled at `row`. @pre has(t)
+    [[nodiscard]] ECS_FORCEINLINE bool disabled(ComponentTypeID t, size_t row) const noexcept {
+        return enable.disabled(column_index[t], row);
+    }
+
+    /// The types of `row` as queries see them: `mask` less the types disabled there. @return false
+    /// when the row's entity is disabled (it matches no query without IncludeDisabled).
+    bool effective_mask(size_t row, ComponentMask& out) const noexcept {
+        if (enable.entity_disabled(row)) return false;
+        out = mask;
+        if (enable.any())
+            for (size_t c = 0; c < columns.size(); ++c)
+                if (enable.disabled(c, row)) out.reset(types[c]);
+        return true;
+    }
+
     /// Rows appended to `entities` directly (snapshot loading) get their ticks: added now.
     void sync_ticks() {
         if (ECS_UNLIKELY(ticks.active())) ticks.grow_to(size());
@@ -363,6 +395,7 @@ public:
         rollback.done = true;
         for (const Entity e : src.entities) entities.push_back_unchecked(e);
         sync_ticks(); // tracked types (none in a fresh clone): the copies count as added now
+        enable.append_from(src.enable, base, n, columns.size()); // [enable] disabled stays disabled
     }
 
     /// Destroys every row (entities included); keeps the block for reuse.
@@ -370,6 +403,7 @@ public:
         destroy_all_rows();
         entities.clear();
         ticks.clear();
+        enable.clear();
     }
 
     /// Makes room for at least `n` rows (one allocation at most).
@@ -392,6 +426,7 @@ public:
     size_t type_hash = 0;                   ///< TypeSetHash of `types` (the world's archetype index)
     detail::PodArray<ComponentColumn> columns;   ///< one per type, same order as `types`
     detail::PodArray<Entity> entities;           ///< row -> entity (capacity never above the block's)
+    detail::RowEnable enable;               ///< disabled bits (enable.hpp); near `entities`: every query run tests it
     ComponentMask mask;                     ///< bit per type, for query matching
     detail::PodArray<ArchetypeEdge> edges;       ///< edge cache indexed by component id
     std::array<uint16_t, ECS_MAX_COMPONENTS> column_index{}; ///< component id -> column, or NO_COLUMN
@@ -410,6 +445,17 @@ private:
             detail::TickColumn* to = dst.ticks_of(columns[c].type_id);
             if (to != nullptr) to->set(dst_row, from->added.data()[src_row], from->changed.data()[src_row]);
         }
+    }
+
+    /// Copies the disabled bits of the moving row to `dst` for the types `dst` keeps, and the entity
+    /// bit (`dst` pushed an enabled row). The source row's bits go with pop_into.
+    ECS_NOINLINE void move_enable(uint32_t src_row, Archetype& dst, uint32_t dst_row) {
+        for (size_t c = 0; c < columns.size(); ++c) {
+            if (!enable.disabled(c, src_row)) continue;
+            const ComponentTypeID t = columns[c].type_id;
+            if (dst.has(t)) dst.set_disabled(t, dst_row, true);
+        }
+        if (enable.entity_disabled(src_row)) dst.enable.set_entity(dst_row, true);
     }
 
     /// The general column pass of move_row_to: move each value out (or destroy it), then fill the

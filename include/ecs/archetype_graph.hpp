@@ -24,6 +24,7 @@
 #include "config.hpp"
 #include "detail/algorithms.hpp"
 #include "detail/pod_array.hpp"
+#include "sparse.hpp"
 
 namespace ecs {
 
@@ -196,8 +197,9 @@ public:
     /// Bytes held by the archetypes: blocks, entity lists and the archetype objects.
     [[nodiscard]] size_t memory_bytes() const noexcept {
         size_t bytes = 0;
+        if (sparse_ != nullptr) bytes += sparse_->memory_bytes();
         for (const Archetype* a : archetypes_)
-            bytes += sizeof(Archetype) + a->block_bytes() + a->entities.capacity() * sizeof(Entity) + a->ticks.memory_bytes();
+            bytes += sizeof(Archetype) + a->block_bytes() + a->entities.capacity() * sizeof(Entity) + a->ticks.memory_bytes() + a->enable.memory_bytes();
         return bytes;
     }
 
@@ -210,6 +212,8 @@ public:
         if (tracked_.test(id)) return;
         tracked_.set(id);
         for (Archetype* a : archetypes_) a->enable_ticks(id, clock_.get());
+        if (sparse_ != nullptr)
+            if (detail::SparseSet* set = sparse_->set(id)) set->enable_ticks(clock_.get()); // [sparse]
     }
     [[nodiscard]] bool tracks(ComponentTypeID id) const noexcept { return id < ECS_MAX_COMPONENTS && tracked_.test(id); }
     /// True once some type is tracked (the one branch untracked worlds take).
@@ -217,7 +221,35 @@ public:
     /// The world's tick clock; nullptr until the first track().
     [[nodiscard]] detail::ChangeClock* clock() const noexcept { return clock_.get(); }
 
+    // -- enable bits (enable.hpp) ---------------------------------------------------------------------
+
+    /// Records that some row of this world may hold a disabled bit (sticky): called before a bit is
+    /// set. Until then query runs skip every per-archetype enable test.
+    ECS_FORCEINLINE void note_disabled() noexcept { any_disabled_ = true; }
+    /// False while no bit was ever set in this world (queries take the plain path).
+    [[nodiscard]] ECS_FORCEINLINE bool may_have_disabled() const noexcept { return any_disabled_; }
+
+    // -- sparse storage (sparse.hpp) -------------------------------------------------------------------
+
+    /// The sparse sets of this world; nullptr until the first sparse component.
+    [[nodiscard]] ECS_FORCEINLINE detail::SparseRoom* sparse() const noexcept { return sparse_.get(); }
+    /// The set of sparse type `id`, created (with the room) when missing; tick columns when tracked.
+    ECS_FORCEINLINE detail::SparseSet& sparse_set(ComponentTypeID id) {
+        if (ECS_LIKELY(sparse_ != nullptr))
+            if (detail::SparseSet* set = sparse_->set(id)) return *set;
+        return sparse_set_slow(id);
+    }
+
 private:
+    ECS_NOINLINE detail::SparseSet& sparse_set_slow(ComponentTypeID id) {
+        if (sparse_ == nullptr) sparse_ = detail::make_box<detail::SparseRoom>();
+        detail::SparseSet& set = sparse_->ensure(id);
+        if (clock_ != nullptr && tracks(id)) set.enable_ticks(clock_.get());
+        return set;
+    }
+
+    detail::Box<detail::SparseRoom> sparse_; ///< [sparse] created on first use; heap: observers point at it
+    bool any_disabled_ = false; ///< see note_disabled
     detail::Box<detail::ChangeClock> clock_; ///< created by the first track(); archetypes point at it
     ComponentMask tracked_;                      ///< types with tick columns
 

@@ -33,6 +33,27 @@ using ComponentTypeID = uint32_t;
 /// Returned by lookups that find no component type.
 inline constexpr ComponentTypeID INVALID_COMPONENT_ID = 0xFFFFFFFFu;
 
+/**
+ * @brief Where a component type's values live (addition, 1.0).
+ *
+ * - `table`: in the archetype's columns (the default): fastest iteration; adding or removing the
+ *   type moves the entity to another archetype.
+ * - `sparse`: in a per-type sparse set (ecs/sparse.hpp): adding or removing never moves the entity
+ *   (its archetype, row and other components stay where they are), and the value's address is stable
+ *   until it is removed or the entity destroyed. Iteration fetches it per row.
+ */
+enum class Storage : uint8_t { table, sparse };
+
+/**
+ * @brief Per-type options (addition, 1.0). Specialise it to choose sparse storage:
+ *        `template <> struct ecs::component_traits<Poisoned> { static constexpr ecs::Storage storage = ecs::Storage::sparse; };`
+ *        The specialisation must be visible wherever the type is used as a component.
+ */
+template <typename T>
+struct component_traits {
+    static constexpr Storage storage = Storage::table;
+};
+
 namespace detail {
 
 inline std::atomic<uint32_t> next_component_id{0};
@@ -66,6 +87,10 @@ ECS_FORCEINLINE ComponentTypeID type_id() noexcept {
 /// The plain type a query, getter or id lookup is about: `const Position&` names `Position`.
 template <typename T>
 using bare_t = std::remove_cv_t<std::remove_reference_t<T>>;
+
+/// True when `T` (cv and references ignored) is stored sparse (component_traits).
+template <typename T>
+inline constexpr bool is_sparse_v = component_traits<bare_t<T>>::storage == Storage::sparse;
 
 /**
  * Empty types whose move and destruction do nothing are stored without bytes: their column has
@@ -281,6 +306,7 @@ struct ComponentInfo {
     ComponentTypeID id = INVALID_COMPONENT_ID;
     bool tag = false;                ///< stored without bytes (an empty type with trivial members)
     bool trivially_copyable = false; ///< moved and snapshotted as plain bytes
+    bool sparse = false;             ///< Storage::sparse (component_traits; addition)
 };
 
 namespace detail {
@@ -343,11 +369,17 @@ ComponentTypeID ensure_column_factory() noexcept {
             info.trivially_copyable = std::is_trivially_copyable_v<T>;
             if constexpr (std::is_default_constructible_v<T>) // [scripting] World::add_raw(e, id, nullptr)
                 detail::default_constructors[tid].store(&detail::value_initialise<T>, std::memory_order_relaxed);
+            info.sparse = detail::is_sparse_v<T>;
             detail::column_factories[tid].store(&make_column<T>, std::memory_order_release);
         }
         return tid;
     }();
     return id;
+}
+
+/// True when component type `id` is stored sparse (known once the type was used as a component).
+[[nodiscard]] inline bool is_sparse_id(ComponentTypeID id) noexcept {
+    return id < ECS_MAX_COMPONENTS && detail::component_infos[id].sparse;
 }
 
 /// The factory registered for `id`, or nullptr when the type was never used as a component.

@@ -49,6 +49,7 @@ struct RowBatch {
     Archetype* archetype;
     size_t begin;
     size_t count;
+    uint64_t absent; ///< [enable] Optional terms disabled on these rows (see for_each_run)
 };
 
 /// Whether `fn` takes the entity: for the CommandBuffer forms, whether the Entity follows the buffer.
@@ -79,31 +80,31 @@ ECS_FORCEINLINE term_pointer_t<Term> offset_column(term_pointer_t<Term> column, 
 
 /// Calls `fn` for `n` rows starting at `begin`, handing `cb` first when the callback wants it.
 template <bool Buffer, bool WithEntity, typename... Terms, typename Func>
-ECS_FORCEINLINE void run_batch(Func& fn, CommandBuffer* cb, Archetype& arch, size_t begin, size_t n) {
-    const Entity* entities = arch.entities.data() + begin;
+ECS_FORCEINLINE void run_batch(Func& fn, CommandBuffer* cb, Archetype& arch, size_t begin, size_t n, uint64_t absent) {
+    constexpr auto positions = std::index_sequence_for<Terms...>{};
     if constexpr (Buffer) {
         if constexpr (WithEntity) {
             auto call = [&](Entity e, term_param_t<Terms>... terms) { fn(*cb, e, terms...); };
-            run_rows<true, Terms...>(call, n, entities, offset_column<Terms>(term_column<Terms>(arch), begin)...);
+            run_rows_absent<true, Terms...>(call, arch, begin, n, absent, positions);
         } else {
             auto call = [&](term_param_t<Terms>... terms) { fn(*cb, terms...); };
-            run_rows<false, Terms...>(call, n, entities, offset_column<Terms>(term_column<Terms>(arch), begin)...);
+            run_rows_absent<false, Terms...>(call, arch, begin, n, absent, positions);
         }
     } else {
         (void)cb;
-        run_rows<WithEntity, Terms...>(fn, n, entities, offset_column<Terms>(term_column<Terms>(arch), begin)...);
+        run_rows_absent<WithEntity, Terms...>(fn, arch, begin, n, absent, positions);
     }
 }
 
 /// [relations] A sequential run of `q` on the calling thread: with value filters (Related<R>{target},
 /// Cascade<R>) in their order, else the plain run.
 template <bool WithEntity, typename... Terms, typename Func>
-void run_inline(World* world, QueryCache& q, const FilterValues& values, uint32_t* depth, Func& fn) {
+void run_inline(World* world, const ArchetypeGraph& graph, QueryCache& q, const FilterValues& values, uint32_t* depth, Func& fn) {
     if (ECS_UNLIKELY(values.active)) {
-        if (world != nullptr) run_valued<WithEntity, Terms...>(*world, q, values, depth, fn);
+        if (world != nullptr) run_valued<WithEntity, Terms...>(*world, graph, q, values, depth, fn);
         return;
     }
-    run_query<WithEntity, Terms...>(q, depth, fn);
+    run_query<WithEntity, Terms...>(graph, q, depth, fn);
 }
 
 /// The state a parallel run shares with its tasks.
@@ -117,7 +118,7 @@ struct ParallelRun {
         auto& run = *static_cast<ParallelRun*>(context);
         const RowBatch& b = run.batches[index];
         run_batch<Buffer, WithEntity, Terms...>(*run.fn, Buffer ? run.buffers + index : nullptr, *b.archetype, b.begin,
-                                                b.count);
+                                                b.count, b.absent);
     }
 };
 
@@ -142,31 +143,31 @@ void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache&
     if (batch_rows < kMinBatchRows) batch_rows = kMinBatchRows;
 
     // Inline: the sequential each, exactly (a nested each_par inside a shared section runs here too;
-    // so does a run with value filters, which orders or tests rows through the world's relationships).
-    if (concurrency <= 1 || total <= batch_rows || engine.shared() || values.active) {
+    // so does a run with value filters, which orders or tests rows through the world's relationships,
+    // and a query naming sparse types, whose values are fetched row by row).
+    if (concurrency <= 1 || total <= batch_rows || engine.shared() || values.active || q.has_sparse) {
         if constexpr (buffer) {
             CommandBuffer cb;
             if constexpr (with_entity) {
                 auto call = [&](Entity e, term_param_t<Terms>... terms) { fn(cb, e, terms...); };
-                run_inline<true, Terms...>(world, q, values, engine.scope_depth(), call);
+                run_inline<true, Terms...>(world, graph, q, values, engine.scope_depth(), call);
             } else {
                 auto call = [&](term_param_t<Terms>... terms) { fn(cb, terms...); };
-                run_inline<false, Terms...>(world, q, values, engine.scope_depth(), call);
+                run_inline<false, Terms...>(world, graph, q, values, engine.scope_depth(), call);
             }
             if (world != nullptr && !cb.empty()) cb.flush(*world);
         } else {
-            run_inline<with_entity, Terms...>(world, q, values, engine.scope_depth(), fn);
+            run_inline<with_entity, Terms...>(world, graph, q, values, engine.scope_depth(), fn);
         }
         return;
     }
 
     std::vector<RowBatch> batches;
     batches.reserve(total / batch_rows + q.archetypes.size());
-    for (Archetype* a : q.archetypes) {
-        const size_t n = a->size();
+    for_each_run(q, [&](Archetype& a, size_t run_begin, size_t n, uint64_t absent) { // [enable] runs of enabled rows
         for (size_t begin = 0; begin < n; begin += batch_rows)
-            batches.push_back(RowBatch{a, begin, n - begin < batch_rows ? n - begin : batch_rows});
-    }
+            batches.push_back(RowBatch{&a, run_begin + begin, n - begin < batch_rows ? n - begin : batch_rows, absent});
+    });
     std::unique_ptr<CommandBuffer[]> buffers;
     if constexpr (buffer) buffers.reset(new CommandBuffer[batches.size()]);
 
@@ -174,7 +175,8 @@ void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache&
     // any worker runs (stamping updates per-archetype bounds that batches of one archetype share).
     if constexpr (!(TermTraits<Terms>::read_only && ...))
         for (const RowBatch& b : batches)
-            if (b.archetype->ticks.active()) touch_terms<Terms...>(*b.archetype, b.begin, b.count);
+            if (b.archetype->ticks.active())
+                touch_terms_present<Terms...>(*b.archetype, b.begin, b.count, b.absent, std::index_sequence_for<Terms...>{});
     ParallelRun<buffer, with_entity, Func, Terms...> run{&fn, batches.data(), buffers.get()};
     engine.begin_shared(graph);
     executor.parallel_for(batches.size(), &ParallelRun<buffer, with_entity, Func, Terms...>::task, &run);

@@ -7,6 +7,8 @@
 #include "config.hpp"
 #include "entity.hpp"
 #include "component.hpp"
+#include "enable.hpp"
+#include "sparse.hpp"
 #include "archetype.hpp"
 #include "world.hpp"
 #include "relation.hpp"

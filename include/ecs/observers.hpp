@@ -28,6 +28,7 @@
 #include "detail/std_function.hpp"
 #include "entity.hpp"
 #include "entity_index.hpp"
+#include "sparse.hpp"
 
 namespace ecs {
 
@@ -105,8 +106,35 @@ public:
     [[nodiscard]] ECS_FORCEINLINE bool any_set() const noexcept { return any_set_; }
     /// True when some on_enter / on_leave observer exists.
     [[nodiscard]] ECS_FORCEINLINE bool any_query() const noexcept { return any_query_; }
+    /// True when any observer of any kind exists (one test for the paths that have no hook to run).
+    [[nodiscard]] ECS_FORCEINLINE bool any() const noexcept { return (any_add_ | any_remove_ | any_set_ | any_query_) != 0; }
     /// True when an on_remove hook exists for one of the types of `mask`.
     [[nodiscard]] bool any_remove_in(const ComponentMask& mask) const noexcept { return (mask & remove_mask_).any(); }
+    /// [sparse] any_remove_in, counting the sparse components of entity slot `index` too.
+    [[nodiscard]] bool any_remove_for(const ComponentMask& mask, uint32_t index) const noexcept {
+        if ((mask & remove_mask_).any()) return true;
+        if (sparse_ == nullptr) return false;
+        for (ComponentTypeID id : sparse_->ids())
+            if (remove_mask_.test(id) && sparse_->set(id)->contains(index)) return true;
+        return false;
+    }
+    /// [sparse] The world's sparse sets (hooks read sparse values through it); set once, when created.
+    void attach_sparse(SparseRoom* room) noexcept { sparse_ = room; }
+
+    /**
+     * @brief What queries see of the entity at `r` (slot `index`): its archetype's types less the
+     *        disabled ones, plus its enabled sparse components. @return false when the entity itself
+     *        is disabled (it matches nothing).
+     */
+    static bool seen_mask(const EntityRecord& r, uint32_t index, const SparseRoom* sparse, ComponentMask& out) noexcept {
+        if (!r.archetype->effective_mask(r.row, out)) return false;
+        if (sparse != nullptr)
+            for (ComponentTypeID type : sparse->ids()) {
+                const SparseSet& set = *sparse->set(type);
+                if (set.contains(index) && !set.disabled(index)) out.set(type);
+            }
+        return true;
+    }
     [[nodiscard]] bool has_remove(ComponentTypeID id) const noexcept { return remove_mask_.test(id); }
     /// True when an on_add / on_set hook exists for `id` (bulk operations pick their path with it).
     [[nodiscard]] bool has_add(ComponentTypeID id) const noexcept { return id < ECS_MAX_COMPONENTS && add_mask_.test(id); }
@@ -125,28 +153,32 @@ public:
     /**
      * Runs the on_enter observers that match `e`'s archetype and did not match `before` (nullptr: the
      * entity did not exist). Re-reads the record before each; stops when `e` dies.
+     *
+     * [enable] "Match" applies enable bits: `e`'s disabled types count as absent and a disabled entity
+     * matches nothing. The types disabled on `e` now are taken out of `before` too, unless `exact`
+     * says `before` already is what queries saw.
      */
-    void fire_enter(World& w, const EntityIndex& index, Entity e, const ComponentMask* before) {
+    void fire_enter(World& w, const EntityIndex& index, Entity e, const ComponentMask* before, bool exact = false) {
         DispatchScope scope(*this);
         for (size_t i = 0; i < enter_.size(); ++i) {
             QueryHook& h = *enter_[i];
             if (!h.alive) continue;
             if (!index.alive(e)) return;
-            if (!h.matches(index[e.index].archetype->mask) || (before != nullptr && h.matches(*before))) continue;
+            if (!h.transition(index[e.index], e.index, sparse_, before, exact)) continue;
             h.fn(w, e);
         }
     }
     /**
      * Runs the on_leave observers that match `e`'s archetype and will not match `after` (nullptr: the
-     * entity is destroyed), while its components are still readable.
+     * entity is destroyed), while its components are still readable. Enable bits as in fire_enter.
      */
-    void fire_leave(World& w, const EntityIndex& index, Entity e, const ComponentMask* after) {
+    void fire_leave(World& w, const EntityIndex& index, Entity e, const ComponentMask* after, bool exact = false) {
         DispatchScope scope(*this);
         for (size_t i = 0; i < leave_.size(); ++i) {
             QueryHook& h = *leave_[i];
             if (!h.alive) continue;
             if (!index.alive(e)) return;
-            if (!h.matches(index[e.index].archetype->mask) || (after != nullptr && h.matches(*after))) continue;
+            if (!h.transition(index[e.index], e.index, sparse_, after, exact)) continue;
             h.fn(w, e);
         }
     }
@@ -173,8 +205,15 @@ public:
             const ComponentTypeID id = arch->types[i];
             if (!remove_mask_.test(id)) continue;
             fire(remove_, w, index, e, id); // `arch` stays valid: archetypes are never freed
-            if (!index.alive(e)) break;
+            if (!index.alive(e)) return true;
         }
+        if (sparse_ != nullptr) // [sparse] then the sparse components, in id order
+            for (size_t i = 0; i < sparse_->ids().size(); ++i) {
+                const ComponentTypeID id = sparse_->ids()[i];
+                if (!remove_mask_.test(id) || !sparse_->set(id)->contains(e.index)) continue;
+                fire(remove_, w, index, e, id);
+                if (!index.alive(e)) return true;
+            }
         return true;
     }
 
@@ -198,6 +237,21 @@ private:
         bool impossible = false; ///< a required type lies beyond the bitset
         [[nodiscard]] bool matches(const ComponentMask& m) const noexcept {
             return !impossible && (m & include) == include && (m & exclude).none();
+        }
+        /// True when the entity at `r` (slot `index`) matches now and did not match `other` (nullptr: no
+        /// other state). Unless `exact`, `other` is an archetype mask: the entity's sparse components
+        /// and disabled types are applied to it as they are now.
+        [[nodiscard]] bool transition(const EntityRecord& r, uint32_t index, const SparseRoom* sparse,
+                                      const ComponentMask* other, bool exact) const noexcept {
+            const Archetype& a = *r.archetype;
+            if (ECS_LIKELY(!a.enable.any() && sparse == nullptr))
+                return matches(a.mask) && (other == nullptr || !matches(*other));
+            ComponentMask now; // [enable] disabled types are absent; a disabled entity matches nothing
+            if (!seen_mask(r, index, sparse, now) || !matches(now)) return false;
+            if (other == nullptr) return true;
+            if (exact) return !matches(*other);
+            // `other` is an archetype mask: the disabled types and the sparse components as they are now
+            return !matches((*other & ~(a.mask & ~now)) | (now & ~a.mask));
         }
     };
     /// Hooks stay at one address (Box) while their list grows; freed only by compact().
@@ -282,8 +336,10 @@ private:
             if (!h.alive) continue;
             if (!index.alive(e)) return;
             const EntityRecord& r = index[e.index];
-            if (!r.archetype->has(id)) return;
-            void* value = r.archetype->column(id).at(r.row);
+            void* value = nullptr;
+            if (r.archetype->has(id)) value = r.archetype->column(id).at(r.row);
+            else if (sparse_ != nullptr && sparse_->set(id) != nullptr) value = sparse_->set(id)->find(e.index); // [sparse]
+            if (value == nullptr) return;
             h.fn(w, e, value);
         }
     }
@@ -305,6 +361,7 @@ private:
     uint32_t next_id_ = 1;
     uint32_t serial_ = next_observers_serial.fetch_add(1, std::memory_order_relaxed); ///< see ObserverId::world
     PodArray<uint32_t> dying_; ///< slots whose on_remove hooks are running (nested destroys)
+    SparseRoom* sparse_ = nullptr; ///< [sparse] the world's sparse sets (owned by its archetype graph)
 };
 
 } // namespace detail

@@ -12,7 +12,8 @@
  * instantiate() builds the entity directly in its final archetype (the prefab's types plus the types
  * of any extending overrides): no intermediate archetype, no migration. Every component is
  * constructed in place (defaults copy-constructed, overrides moved or copied), then `on_add` hooks
- * fire for every component.
+ * fire for every component. Sparse components (component_traits) are kept out of the archetype: their
+ * defaults and overrides are copied or moved into the world's sparse sets.
  */
 #pragma once
 
@@ -202,7 +203,8 @@ public:
     }
 
     /// @brief The prefab's component ids, sorted ascending and distinct: the TypeSet of the archetype
-    ///        that instantiate() without extending overrides puts entities in (addition).
+    ///        that instantiate() without extending overrides puts entities in (addition). Sparse
+    ///        components are not listed (they are in no archetype).
     [[nodiscard]] const TypeSet& types() const noexcept { return types_; }
 
     // ---- [scripting] begin: defaults by component id (runtime components too; runtime.hpp) ----------
@@ -293,6 +295,7 @@ private:
     struct Entry {
         ComponentTypeID id = INVALID_COMPONENT_ID;
         bool is_tag = false; ///< stored without bytes in archetypes (detail::is_tag_v)
+        bool sparse = false; ///< [sparse] stored in a sparse set, not in the archetype (not in types_)
         size_t offset = 0;   ///< byte offset in the buffer, a multiple of the type's alignment
         CopyFunc copy = nullptr;
         void (*destroy)(void*) = nullptr; ///< [scripting] not DestroyFunc: columns' destroy functions fit too
@@ -319,12 +322,14 @@ private:
         Entry entry;
         entry.id = ensure_column_factory<T>();
         entry.is_tag = detail::is_tag_v<T>;
+        entry.sparse = detail::is_sparse_v<T>;
         entry.offset = offset;
         entry.copy = [](void* dst, const void* src) { ::new (dst) T(*static_cast<const T*>(src)); };
         if constexpr (!std::is_trivially_destructible_v<T>)
             entry.destroy = [](void* p) noexcept { static_cast<T*>(p)->~T(); };
         ::new (static_cast<void*>(buffer_ + offset)) T(std::forward<V>(value));
         entries_.push_back(entry); // capacity reserved: cannot throw
+        if (entry.sparse) return;  // [sparse] not part of the archetype
         types_.push_back(entry.id);
         if (entry.id < ECS_MAX_COMPONENTS) mask_.set(entry.id);
         else maskable_ = false;
@@ -400,12 +405,14 @@ struct PrefabAccess {
             // One trailing element keeps the arrays non-empty when there are no overrides.
             const ComponentTypeID ids[N + 1] = {ensure_column_factory<bare_t<Os>>()..., INVALID_COMPONENT_ID};
             bool extends[N + 1] = {(prefab.find(component_id<Os>()) == nullptr)..., false};
+            // [sparse] extending sparse overrides are not part of the archetype
+            bool table_extends[N + 1] = {(prefab.find(component_id<Os>()) == nullptr && !is_sparse_v<Os>)..., false};
             bool extended = false;
-            for (size_t i = 0; i < N; ++i) extended = extended || extends[i];
+            for (size_t i = 0; i < N; ++i) extended = extended || table_extends[i];
 
             Archetype* arch = !extended
-                                  ? hinted(world, prefab.archetype_hint_, prefab, ids, extends, 0)
-                                  : hinted(world, pack_hint<bare_t<Os>...>(), prefab, ids, extends, N);
+                                  ? hinted(world, prefab.archetype_hint_, prefab, ids, table_extends, 0)
+                                  : hinted(world, pack_hint<bare_t<Os>...>(), prefab, ids, table_extends, N);
             if (arch == nullptr) return INVALID_ENTITY;
             if (ECS_UNLIKELY(arch->full())) {
                 // The block is about to move, and an rvalue override may live in it: move them out first.
@@ -427,10 +434,15 @@ private:
         // Defaults first (those not overridden), then every override, all at `row`. Nothing here
         // calls user code other than constructors, so `arch`'s block cannot move meanwhile.
         for (const Prefab::Entry& entry : prefab.entries_) {
-            if (entry.is_tag || overridden(entry.id, ids, N)) continue;
+            if (entry.sparse || entry.is_tag || overridden(entry.id, ids, N)) continue;
             entry.copy_to(arch.column(entry.id).at(row), prefab.buffer_ + entry.offset);
         }
-        (construct_override<Os>(arch, row, std::forward<Vs>(overrides)), ...);
+        for (const Prefab::Entry& entry : prefab.entries_) { // [sparse] defaults into the world's sets
+            if (!entry.sparse || overridden(entry.id, ids, N)) continue;
+            void* storage = WorldAccess::sparse_set(world, entry.id).insert(e);
+            if (!entry.is_tag) entry.copy_to(storage, prefab.buffer_ + entry.offset);
+        }
+        (construct_override<Os>(world, e, arch, row, std::forward<Vs>(overrides)), ...);
 
         // Hooks: prefab order, then extending overrides in argument order. A hook may change the
         // world (and even the prefab, although it must not): re-read the sizes each time.
@@ -448,11 +460,21 @@ private:
     }
 
     template <typename O, typename V>
-    static void construct_override(Archetype& arch, uint32_t row, V&& value) {
+    static void construct_override(World& world, Entity e, Archetype& arch, uint32_t row, V&& value) {
         using C = bare_t<O>;
-        if constexpr (!is_tag_v<C>) {
+        if constexpr (is_sparse_v<C>) { // [sparse] into the world's set
+            (void)arch;
+            (void)row;
+            void* storage = WorldAccess::sparse_set(world, component_id<C>()).insert(e);
+            if constexpr (!is_tag_v<C>) ::new (storage) C(std::forward<V>(value));
+            else (void)value;
+        } else if constexpr (!is_tag_v<C>) {
+            (void)world;
+            (void)e;
             ::new (arch.column(component_id<C>()).at(row)) C(std::forward<V>(value));
         } else {
+            (void)world;
+            (void)e;
             (void)arch;
             (void)row;
             (void)value;

@@ -23,6 +23,13 @@
  * Change detection: a run stamps "changed now" on the rows it visits for each non-const term whose
  * type is tracked, decided once per archetype (one branch on `Archetype::ticks.active()`).
  *
+ * Enable bits (enable.hpp): a disabled component is absent to queries (a term or With skips the row,
+ * Without accepts it, Optional gives nullptr) and a disabled entity is skipped unless the query has
+ * `IncludeDisabled{}`. Per archetype one branch on `Archetype::enable.any()` decides: while nothing in
+ * it is disabled its rows run as one block; otherwise they are split into runs of rows that pass
+ * (each_chunk: one chunk per run). Archetypes holding a type of `Without<...>` are kept aside as
+ * candidates and visited, in creation order among the others, only while they hold disabled rows.
+ *
  * Each distinct (terms, filters) signature gets a process-wide slot number from a function-local
  * static; each world keeps one cache per slot: the masks and the matching archetypes, extended
  * incrementally as archetypes are created (PITFALLS 9, 10). A stable world iterates with no matching,
@@ -52,7 +59,10 @@
 #include "component.hpp"
 #include "detail/message.hpp"
 #include "detail/pod_array.hpp"
+#include "detail/row_filters.hpp"
+#include "enable.hpp"
 #include "entity.hpp"
+#include "sparse.hpp"
 
 namespace ecs {
 
@@ -116,6 +126,23 @@ struct list_contains;
 template <typename T, typename... Ts>
 struct list_contains<T, TypeList<Ts...>> : std::bool_constant<contains_v<T, Ts...>> {};
 
+template <typename List>
+struct list_size;
+template <typename... Ts>
+struct list_size<TypeList<Ts...>> : std::integral_constant<size_t, sizeof...(Ts)> {};
+
+/// [sparse] The types of a list stored in tables (`Sparse` false) or sparse (`Sparse` true).
+template <bool Sparse, typename List>
+struct storage_filter;
+template <bool Sparse, typename... Ts>
+struct storage_filter<Sparse, TypeList<Ts...>> {
+    using type = typename concat<std::conditional_t<is_sparse_v<Ts> == Sparse, TypeList<Ts>, TypeList<>>...>::type;
+};
+template <typename List>
+using table_only_t = typename storage_filter<false, List>::type;
+template <typename List>
+using sparse_only_t = typename storage_filter<true, List>::type;
+
 template <typename A, typename B>
 struct lists_disjoint;
 template <typename... As, typename B>
@@ -166,6 +193,7 @@ struct FilterTraits {
     using added = TypeList<>;   ///< Added<Ts...>
     static constexpr unsigned tests = 0;  ///< [relations] row tests its value adds (Related<R>{target})
     static constexpr unsigned orders = 0; ///< [relations] 1 when it orders the rows (Cascade<R>)
+    static constexpr bool include_disabled = false; ///< IncludeDisabled (enable.hpp)
 };
 template <typename... Ts>
 struct FilterTraits<With<Ts...>> : FilterTraits<void> {
@@ -188,6 +216,12 @@ struct FilterTraits<Added<Ts...>> : FilterTraits<void> {
     static constexpr bool is_filter = true;
     using required = TypeList<bare_t<Ts>...>;
     using added = TypeList<bare_t<Ts>...>;
+};
+
+template <>
+struct FilterTraits<IncludeDisabled> : FilterTraits<void> {
+    static constexpr bool is_filter = true;
+    static constexpr bool include_disabled = true;
 };
 
 template <typename F>
@@ -300,7 +334,9 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
                       "(use ecs::Optional<T> for a component that may be absent)");
         static_assert((FilterTraits<Filters>::is_filter && ...),
                       "ecs query: the arguments before the callback must be filters (ecs::With<...>{}, ecs::Without<...>{}, "
-                      "and for world.query only ecs::Changed<...>{}, ecs::Added<...>{})");
+                      "ecs::IncludeDisabled{}, and for world.query only ecs::Changed<...>{}, ecs::Added<...>{})");
+        static_assert(sizeof...(Terms) <= 64 && list_size<required>::value + list_size<excluded>::value <= 64,
+                      "ecs query: at most 64 terms and 64 required or excluded types");
         static_assert(distinct<term_component_t<Terms>...>::value, "ecs query: a component type is listed twice among the terms");
         static_assert(list_distinct<excluded>::value, "ecs query: a component type is listed twice in Without/Exclude");
         static_assert(lists_disjoint<required, excluded>::value,
@@ -319,6 +355,13 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
     static constexpr unsigned value_tests = (0u + ... + FilterTraits<Filters>::tests);
     static constexpr unsigned value_orders = (0u + ... + FilterTraits<Filters>::orders);
     static constexpr bool valued = value_tests + value_orders != 0;
+    /// True when IncludeDisabled is among the filters.
+    static constexpr bool include_disabled = (FilterTraits<Filters>::include_disabled || ...);
+    /// [sparse] True when a term or a filter names a sparse type (rows are then tested one by one).
+    static constexpr bool has_sparse = list_size<sparse_only_t<required>>::value + list_size<sparse_only_t<excluded>>::value +
+                                           (is_sparse_v<term_component_t<Terms>> + ... + 0) != 0;
+    /// [sparse] True when a term is a sparse type (its value is fetched per row).
+    static constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
 };
 
 // -- the cache ---------------------------------------------------------------------------------------
@@ -332,29 +375,7 @@ uint32_t query_slot() noexcept {
     return slot;
 }
 
-/// A cached query: its masks and the archetypes that match, extended as archetypes are created.
-struct QueryCache {
-    ComponentMask include;
-    ComponentMask exclude;
-    PodArray<Archetype*> archetypes;
-    size_t scanned = 0;      ///< archetypes of the graph already tested (the generation seen)
-    bool impossible = false; ///< a required type can never be a component (id beyond the bitset)
-    bool change_filtered = false;        ///< Changed/Added filters present (handles only)
-    PodArray<ComponentTypeID> changed;   ///< the types of Changed<...>
-    PodArray<ComponentTypeID> added;     ///< the types of Added<...>
-
-    /// Appends the archetypes created since the last refresh that match.
-    ECS_FORCEINLINE void refresh(const ArchetypeGraph& graph) {
-        if (ECS_UNLIKELY(scanned != graph.size())) refresh_slow(graph);
-    }
-    ECS_NOINLINE void refresh_slow(const ArchetypeGraph& graph) {
-        for (size_t i = scanned; i < graph.size(); ++i) {
-            Archetype* a = graph[i];
-            if (!impossible && (a->mask & include) == include && (a->mask & exclude).none()) archetypes.push_back(a);
-        }
-        scanned = graph.size();
-    }
-};
+// QueryCache (the cached query): detail/row_filters.hpp, with the enable and sparse row tests.
 
 template <typename... Ts>
 void set_bits(ComponentMask& mask, bool& overflow, TypeList<Ts...>) {
@@ -543,11 +564,29 @@ private:
         auto* entry = new QueryCache();
         caches_.set(slot, entry);
         bool ignored = false;
-        set_bits(entry->include, entry->impossible, typename Check::required{});
-        set_bits(entry->exclude, ignored, typename Check::excluded{}); // a type beyond the bitset is on no entity
+        // [sparse] sparse types are in no archetype: the masks and the enable lists hold table types only
+        set_bits(entry->include, entry->impossible, table_only_t<typename Check::required>{});
+        set_bits(entry->exclude, ignored, table_only_t<typename Check::excluded>{}); // a type beyond the bitset is on no entity
         entry->change_filtered = Check::change_filtered;
-        push_ids(entry->changed, typename Check::changed{});
-        push_ids(entry->added, typename Check::added{});
+        push_ids(entry->changed, table_only_t<typename Check::changed>{});
+        push_ids(entry->added, table_only_t<typename Check::added>{});
+        entry->include_disabled = Check::include_disabled; // [enable]
+        push_ids(entry->required_ids, table_only_t<typename Check::required>{});
+        push_ids(entry->excluded_ids, table_only_t<typename Check::excluded>{});
+        push_optional_ids(entry->optional_ids, TermList{});
+        entry->has_sparse = Check::has_sparse; // [sparse]
+        push_ids(entry->sparse_required, sparse_only_t<typename Check::required>{});
+        push_ids(entry->sparse_excluded, sparse_only_t<typename Check::excluded>{});
+        push_ids(entry->sparse_changed, sparse_only_t<typename Check::changed>{});
+        push_ids(entry->sparse_added, sparse_only_t<typename Check::added>{});
+    }
+
+    template <typename... Terms>
+    static void push_optional_ids(PodArray<ComponentTypeID>& ids, TypeList<Terms...>) {
+        // Optional table terms only: a sparse Optional term is fetched per row (and checked there).
+        (ids.push_back(TermTraits<Terms>::optional && !is_sparse_v<term_component_t<Terms>> ? component_id<term_component_t<Terms>>()
+                                                                                             : INVALID_COMPONENT_ID),
+         ...);
     }
 
     template <typename... Ts>
@@ -649,10 +688,157 @@ ECS_NOINLINE void touch_terms(Archetype& arch, size_t begin, size_t count) noexc
     (touch_term<Terms>(arch, begin, count), ...);
 }
 
-/// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
+/// touch_term, skipped for an Optional term absent from the run.
+template <typename... Terms, size_t... Is>
+void touch_terms_present(Archetype& arch, size_t begin, size_t count, uint64_t absent, std::index_sequence<Is...>) noexcept {
+    ((((absent >> Is) & 1u) ? void() : touch_term<Terms>(arch, begin, count)), ...);
+}
+
+template <bool WithEntity, typename... Terms, typename Func, size_t... Is>
+ECS_FORCEINLINE void run_rows_absent(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent,
+                                     std::index_sequence<Is...>) {
+    run_rows<WithEntity, Terms...>(fn, count, a.entities.data() + begin,
+                                   (((absent >> Is) & 1u) ? term_pointer_t<Terms>(nullptr)
+                                                          : term_offset<Terms>(term_column<Terms>(a), begin))...);
+}
+
+/// Runs `fn` over one run of rows (stamping the mutable terms first).
 template <bool WithEntity, typename... Terms, typename Func>
-void run_query(const QueryCache& q, uint32_t* depth, Func& fn) {
+void run_run(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent) {
+    if constexpr (!(TermTraits<Terms>::read_only && ...))
+        if (a.ticks.active()) touch_terms_present<Terms...>(a, begin, count, absent, std::index_sequence_for<Terms...>{});
+    run_rows_absent<WithEntity, Terms...>(fn, a, begin, count, absent, std::index_sequence_for<Terms...>{});
+}
+
+/// The rows of one archetype with disabled rows, run by run.
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_NOINLINE void run_archetype_filtered(const QueryCache& q, Archetype& arch, Func& fn) {
+    EnableRowTest test;
+    if (!test.prepare(q, arch)) return;
+    auto visit = [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        run_run<WithEntity, Terms...>(fn, a, begin, count, absent);
+    };
+    test.runs(arch, 0, arch.size(), visit);
+}
+
+/// run_query in a world where some bit may be set: archetypes with disabled rows run by run, and
+/// candidates (archetypes holding a Without type) join in while they hold disabled rows.
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_NOINLINE void run_query_enabled(const QueryCache& q, Func& fn) {
+    if (q.candidates_active()) { // a Without type is disabled somewhere
+        for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+            run_run<WithEntity, Terms...>(fn, a, begin, count, absent);
+        });
+        return;
+    }
+    for (Archetype* a : q.archetypes) {
+        Archetype& arch = *a;
+        const size_t n = arch.size();
+        if (n == 0) continue;
+        if (arch.enable.any()) { // disabled rows here: run by run
+            run_archetype_filtered<WithEntity, Terms...>(q, arch, fn);
+            continue;
+        }
+        if constexpr (!(TermTraits<Terms>::read_only && ...))
+            if (ECS_UNLIKELY(arch.ticks.active())) touch_terms<Terms...>(arch, 0, n);
+        run_rows<WithEntity, Terms...>(fn, n, arch.entities.data(), term_column<Terms>(arch)...);
+    }
+}
+
+/// Where a term's values come from on one run: a table column (from the run's first row) or a set.
+template <typename Term>
+struct TermSource {
+    term_pointer_t<Term> column = nullptr;
+    SparseSet* set = nullptr;
+};
+
+template <typename Term>
+ECS_FORCEINLINE TermSource<Term> term_source(Archetype& a, size_t begin, bool absent, const SparseRoom* room) noexcept {
+    TermSource<Term> source;
+    if constexpr (is_sparse_v<term_component_t<Term>>) {
+        (void)a;
+        (void)begin;
+        (void)absent;
+        source.set = room != nullptr ? room->set(component_id<term_component_t<Term>>()) : nullptr;
+    } else {
+        (void)room;
+        source.column = absent ? nullptr : term_offset<Term>(term_column<Term>(a), begin);
+    }
+    return source;
+}
+
+/// What the callback receives for `Term` at row `i` of the run (entity slot `index`). A mutable sparse
+/// value is stamped changed here when its type is tracked.
+template <typename Term>
+ECS_FORCEINLINE term_param_t<Term> term_fetch(const TermSource<Term>& source, size_t i, uint32_t index) noexcept {
+    using P = term_pointer_t<Term>;
+    if constexpr (is_sparse_v<term_component_t<Term>>) {
+        (void)i;
+        void* p = source.set != nullptr ? source.set->find(index) : nullptr;
+        if constexpr (TermTraits<Term>::optional)
+            if (p != nullptr && source.set->disabled(index)) p = nullptr;
+        if constexpr (!TermTraits<Term>::read_only)
+            if (p != nullptr && source.set->ticks_active()) source.set->touch(index);
+        if constexpr (TermTraits<Term>::optional) return static_cast<P>(p);
+        else return *static_cast<P>(p); // passed the row test: present
+    } else {
+        (void)index;
+        return term_element<Term>(source.column, i);
+    }
+}
+
+template <bool WithEntity, typename... Terms, typename Func, size_t... Is>
+void run_rows_sparse_impl(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, const SparseRowTest& test,
+                          const SparseRoom* room, std::index_sequence<Is...>) {
+    (void)room; // no term
+    const Entity* entities = a.entities.data() + begin;
+    [&](auto... sources) {
+        for (size_t i = 0; i < count; ++i) {
+            const Entity e = entities[i];
+            if (!test.passes(e.index)) continue;
+            if constexpr (!(TermTraits<Terms>::read_only && ...))
+                if (a.ticks.active()) touch_terms_present<Terms...>(a, begin + i, 1, absent, std::index_sequence_for<Terms...>{});
+            if constexpr (WithEntity) fn(e, term_fetch<Terms>(sources, i, e.index)...);
+            else fn(term_fetch<Terms>(sources, i, e.index)...);
+        }
+    }(term_source<Terms>(a, begin, ((absent >> Is) & 1u) != 0, room)...);
+}
+
+/// Runs `fn` over the rows of one run that pass the sparse test, fetching sparse values per row.
+template <bool WithEntity, typename... Terms, typename Func>
+void run_rows_sparse(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, const SparseRowTest& test,
+                     const SparseRoom* room) {
+    run_rows_sparse_impl<WithEntity, Terms...>(fn, a, begin, count, absent, test, room, std::index_sequence_for<Terms...>{});
+}
+
+/// run_query for a query naming sparse types: every run (enable rules applied), row by row.
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_NOINLINE void run_query_sparse(const ArchetypeGraph& graph, const QueryCache& q, Func& fn) {
+    SparseRowTest test;
+    if (!test.prepare(q, graph.sparse(), 0)) return;
+    for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        run_rows_sparse<WithEntity, Terms...>(fn, a, begin, count, absent, test, graph.sparse());
+    });
+}
+
+
+/// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
+/// [enable] `graph` says whether any enable bit was ever set in the world (else the plain loop).
+/// [sparse] A query naming a sparse type tests and fetches row by row.
+/// `MaybeSparse` false: the caller knows at compile time that the filters name no sparse type.
+template <bool WithEntity, typename... Terms, typename Func, bool MaybeSparse = true>
+void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth, Func& fn,
+               std::bool_constant<MaybeSparse> = {}) {
     IterationScope scope(depth);
+    constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
+    if (sparse_terms || (MaybeSparse && ECS_UNLIKELY(q.has_sparse))) {
+        run_query_sparse<WithEntity, Terms...>(graph, q, fn);
+        return;
+    }
+    if (ECS_UNLIKELY(graph.may_have_disabled())) {
+        run_query_enabled<WithEntity, Terms...>(q, fn);
+        return;
+    }
     Archetype* const* archs = q.archetypes.data();
     const size_t archetype_count = q.archetypes.size();
     for (size_t a = 0; a < archetype_count; ++a) {
@@ -726,18 +912,23 @@ inline bool change_filter_tracked(const QueryCache& q, const ArchetypeGraph& gra
         if (!ECS_CHECK(graph.tracks(q.added.data()[i]),
                        "Query: Added<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
             return false;
+    for (size_t i = 0; i < q.sparse_changed.size(); ++i) // [sparse]
+        if (!ECS_CHECK(graph.tracks(q.sparse_changed.data()[i]),
+                       "Query: Changed<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
+            return false;
+    for (size_t i = 0; i < q.sparse_added.size(); ++i)
+        if (!ECS_CHECK(graph.tracks(q.sparse_added.data()[i]),
+                       "Query: Added<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
+            return false;
     return true;
 }
 
-/// Calls `visit(arch, begin, count)` for each maximal run of rows of `q` passing the change filter
-/// (runs are computed before they are visited).
+/// The maximal runs of rows of `a` passing the prepared change filter: `visit(arch, begin, count)`.
 template <typename Visit>
-void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
+void changed_runs(const ChangeFilter& filter, Tick since, Archetype* a, Visit& visit) {
     constexpr size_t BLOCK = TickColumn::BLOCK_ROWS;
-    ChangeFilter filter(q, since);
-    for (Archetype* a : q.archetypes) {
+    {
         const size_t n = a->size();
-        if (n == 0 || !filter.prepare(*a)) continue;
         size_t run_begin = 0;
         size_t run_size = 0;
         for (size_t block_begin = 0; block_begin < n; block_begin += BLOCK) {
@@ -785,12 +976,48 @@ void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
     }
 }
 
+
+/// Calls `visit(arch, begin, count, absent)` for each maximal run of rows of `q` passing the change
+/// filter and the enable rules (see for_each_run).
+template <typename Visit>
+void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
+    ChangeFilter filter(q, since);
+    for_each_archetype(q, [&](Archetype& arch, bool candidate) {
+        if (arch.size() == 0 || !filter.prepare(arch)) return;
+        if (ECS_LIKELY(!candidate && !arch.enable.any())) {
+            auto whole = [&](Archetype& a, size_t begin, size_t count) { visit(a, begin, count, uint64_t(0)); };
+            changed_runs(filter, since, &arch, whole);
+            return;
+        }
+        EnableRowTest test; // [enable] each changed run is split further
+        if (!test.prepare(q, arch)) return;
+        auto split = [&](Archetype& a, size_t begin, size_t count) { test.runs(a, begin, begin + count, visit); };
+        changed_runs(filter, since, &arch, split);
+    });
+}
+
+/// for_each_changed_run, split by the sparse test for a query naming sparse types (see for_each_match).
+template <typename Visit>
+void for_each_changed_match(const ArchetypeGraph& graph, const QueryCache& q, Tick since, Visit&& visit) {
+    if (ECS_LIKELY(!q.has_sparse)) {
+        for_each_changed_run(q, since, visit);
+        return;
+    }
+    SparseRowTest test;
+    if (!test.prepare(q, graph.sparse(), since)) return;
+    for_each_changed_run(q, since, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        test.split(a, begin, count, absent, visit);
+    });
+}
+
 // -- [relations] runs with value filters ----------------------------------------------------------------
 
 /**
- * @brief Calls `visit(arch, begin, count)` for each maximal run of rows of `q` that passes the value
- *        filters `values` (and the change filter with progress `*since` when `since` is not null), in
- *        visiting order: the order's runs when there is one (Cascade<R>), else archetype then row order.
+ * @brief Calls `visit(arch, begin, count, absent)` for each maximal run of rows of `q` that passes the
+ *        value filters `values` (and the change filter with progress `*since` when `since` is not null)
+ *        and the enable rules, in visiting order: the order's runs when there is one (Cascade<R>), else
+ *        archetype then row order. `absent` as in for_each_run. Sparse tests are left to the caller
+ *        (for_each_special_match, or a row-by-row run that fetches sparse values).
  * @param world the world of `q` (the tests and the order read its relationships); null only when
  *        `values` is inactive.
  * @param may_reorder no run is in progress around this one (see FilterValues::Order).
@@ -798,9 +1025,9 @@ void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
 template <typename Visit>
 void for_each_value_run(World* world, const QueryCache& q, const FilterValues& values, const Tick* since, bool may_reorder,
                         Visit&& visit) {
-    auto tested = [&](Archetype& arch, size_t begin, size_t count) {
+    auto tested = [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
         if (values.test_count == 0) {
-            visit(arch, begin, count);
+            visit(arch, begin, count, absent);
             return;
         }
         size_t run_begin = begin;
@@ -810,36 +1037,69 @@ void for_each_value_run(World* world, const QueryCache& q, const FilterValues& v
                 if (run_size == 0) run_begin = row;
                 ++run_size;
             } else if (run_size != 0) {
-                visit(arch, run_begin, run_size);
+                visit(arch, run_begin, run_size, absent);
                 run_size = 0;
             }
         }
-        if (run_size != 0) visit(arch, run_begin, run_size);
+        if (run_size != 0) visit(arch, run_begin, run_size, absent);
     };
     if (values.order != nullptr) {
         const RowRun* runs = nullptr;
         size_t run_count = 0;
         values.order(*world, q, may_reorder, runs, run_count);
-        for (size_t i = 0; i < run_count; ++i) tested(*runs[i].archetype, runs[i].begin, runs[i].count);
+        // [enable] the order's runs, split by the enable rules (archetypes matching only through a
+        // disabled Without type are not in the order: see notes/enable.md)
+        for (size_t i = 0; i < run_count; ++i) {
+            Archetype& arch = *runs[i].archetype;
+            if (ECS_LIKELY(!arch.enable.any())) {
+                tested(arch, runs[i].begin, runs[i].count, uint64_t(0));
+                continue;
+            }
+            EnableRowTest test;
+            if (test.prepare(q, arch)) test.runs(arch, runs[i].begin, runs[i].begin + runs[i].count, tested);
+        }
         return;
     }
     if (since != nullptr) {
         for_each_changed_run(q, *since, tested);
         return;
     }
-    for (Archetype* a : q.archetypes)
-        if (a->size() != 0) tested(*a, 0, a->size());
+    for_each_run(q, tested);
 }
 
-/// world.each with active value filters: visits the passing rows, in order, inside an iteration scope.
+/// for_each_value_run, split by the sparse test for a query naming sparse types (see for_each_match).
+template <typename Visit>
+void for_each_special_match(World* world, const ArchetypeGraph& graph, const QueryCache& q, const FilterValues& values,
+                            const Tick* since, Visit&& visit) {
+    if (ECS_LIKELY(!q.has_sparse)) {
+        for_each_value_run(world, q, values, since, false, visit);
+        return;
+    }
+    SparseRowTest test;
+    if (!test.prepare(q, graph.sparse(), since != nullptr ? *since : Tick(0))) return;
+    for_each_value_run(world, q, values, since, false, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        test.split(a, begin, count, absent, visit);
+    });
+}
+
+/// world.each with active value filters: visits the passing rows, in order, inside an iteration scope
+/// ([enable] enabled rows only; [sparse] rows tested and fetched one by one).
 template <bool WithEntity, typename... Terms, typename Func>
-ECS_NOINLINE void run_valued(World& world, const QueryCache& q, const FilterValues& values, uint32_t* depth, Func& fn) {
+ECS_NOINLINE void run_valued(World& world, const ArchetypeGraph& graph, const QueryCache& q, const FilterValues& values,
+                             uint32_t* depth, Func& fn) {
     const bool outermost = depth != nullptr && *depth == 0;
     IterationScope scope(depth);
-    for_each_value_run(&world, q, values, nullptr, outermost, [&](Archetype& arch, size_t begin, size_t count) {
-        if constexpr (!(TermTraits<Terms>::read_only && ...))
-            if (ECS_UNLIKELY(arch.ticks.active())) touch_terms<Terms...>(arch, begin, count);
-        run_rows<WithEntity, Terms...>(fn, count, arch.entities.data() + begin, term_offset<Terms>(term_column<Terms>(arch), begin)...);
+    constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
+    if (sparse_terms || q.has_sparse) {
+        SparseRowTest test;
+        if (!test.prepare(q, graph.sparse(), 0)) return;
+        for_each_value_run(&world, q, values, nullptr, outermost, [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
+            run_rows_sparse<WithEntity, Terms...>(fn, arch, begin, count, absent, test, graph.sparse());
+        });
+        return;
+    }
+    for_each_value_run(&world, q, values, nullptr, outermost, [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
+        run_run<WithEntity, Terms...>(fn, arch, begin, count, absent);
     });
 }
 
@@ -860,10 +1120,17 @@ class World;
  *
  * Valid during the each_chunk callback that received it. For a tag type `get<T>()` returns the one
  * shared object of the type (do not index it).
+ *
+ * Enable bits: a chunk holds only rows that pass the query's enable rules, and `get<T>()` of an
+ * Optional term whose type is disabled on the chunk's rows gives nullptr (the rows are split so that
+ * each Optional term is either enabled or disabled on all of a chunk's rows).
  */
 class Chunk {
 public:
     Chunk(Archetype& arch, size_t begin, size_t count) noexcept : arch_(&arch), begin_(begin), size_(count) {}
+    /// A run with Optional terms disabled: bit t of `absent` names term t, whose type is `term_ids[t]`.
+    Chunk(Archetype& arch, size_t begin, size_t count, uint64_t absent, const ComponentTypeID* term_ids) noexcept
+        : arch_(&arch), begin_(begin), size_(count), absent_(absent), term_ids_(term_ids) {}
 
     /// Number of rows.
     [[nodiscard]] size_t size() const noexcept { return size_; }
@@ -874,20 +1141,33 @@ public:
     [[nodiscard]] T* get() const noexcept {
         static_assert(!std::is_pointer_v<T> && !std::is_reference_v<T>, "Chunk::get<T>: T must be a component type");
         const ComponentTypeID id = component_id<T>();
-        if (!arch_->has(id)) return nullptr;
+        if (!arch_->has(id) || ECS_UNLIKELY(absent(id))) return nullptr;
         const ComponentColumn& c = arch_->column(id);
         return reinterpret_cast<T*>(c.data + begin_ * c.elem_size);
     }
-    /// True when the rows have `T`.
+    /// True when the rows have `T` (and it is not an Optional term disabled on them).
     template <typename T>
     [[nodiscard]] bool has() const noexcept {
-        return arch_->has(component_id<T>());
+        const ComponentTypeID id = component_id<T>();
+        return arch_->has(id) && !absent(id);
     }
 
 private:
+    [[nodiscard]] bool absent(ComponentTypeID id) const noexcept {
+        if (absent_ == 0) return false;
+        for (uint64_t bits = absent_; bits != 0; bits &= bits - 1) {
+            size_t t = 0;
+            while (!((bits >> t) & 1u)) ++t;
+            if (term_ids_[t] == id) return true;
+        }
+        return false;
+    }
+
     Archetype* arch_;
     size_t begin_;
     size_t size_;
+    uint64_t absent_ = 0;                      ///< [enable] Optional terms disabled on these rows
+    const ComponentTypeID* term_ids_ = nullptr; ///< the query's Optional term ids, by term position
 };
 
 /**
@@ -925,13 +1205,23 @@ public:
         cache_->refresh(*graph_);
         constexpr bool with_entity = detail::takes_entity<Func, Terms...>();
         if (ECS_UNLIKELY(special())) {
-            run_special([&](Archetype& arch, size_t begin, size_t count) {
-                detail::run_rows<with_entity, Terms...>(fn, count, arch.entities.data() + begin,
-                                                        detail::term_offset<Terms>(detail::term_column<Terms>(arch), begin)...);
+            if (cache_->has_sparse) { // [sparse] rows tested and fetched one by one
+                detail::SparseRowTest test;
+                if (!test.prepare(*cache_, graph_->sparse(), cache_->change_filtered ? last_run_ : detail::Tick(0))) {
+                    if (cache_->change_filtered) advance_without_run();
+                    return;
+                }
+                run_special([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
+                    detail::run_rows_sparse<with_entity, Terms...>(fn, arch, begin, count, absent, test, graph_->sparse());
+                });
+                return;
+            }
+            run_special([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
+                detail::run_rows_absent<with_entity, Terms...>(fn, arch, begin, count, absent, std::index_sequence_for<Terms...>{});
             });
             return;
         }
-        detail::run_query<with_entity, Terms...>(*cache_, engine_->scope_depth(), fn);
+        detail::run_query<with_entity, Terms...>(*graph_, *cache_, engine_->scope_depth(), fn);
     }
     /**
      * @brief each, with `fn` running concurrently for different entities through `executor`
@@ -954,21 +1244,35 @@ public:
         static_assert(std::is_invocable_v<Func&, Chunk&>, "Query::each_chunk: the callback must be callable as fn(ecs::Chunk&)");
         if (cache_ == nullptr || !detail::terms_access_ok<Terms...>()) return;
         cache_->refresh(*graph_);
+        const ComponentTypeID* term_ids = cache_->optional_ids.data();
         if (ECS_UNLIKELY(special())) {
-            run_special([&](Archetype& arch, size_t begin, size_t count) {
-                Chunk chunk(arch, begin, count);
-                fn(chunk);
+            detail::SparseRowTest test; // [sparse] chunks hold the rows that pass it
+            const bool sparse = cache_->has_sparse;
+            if (sparse && !test.prepare(*cache_, graph_->sparse(), cache_->change_filtered ? last_run_ : detail::Tick(0))) {
+                if (cache_->change_filtered) advance_without_run();
+                return;
+            }
+            run_special([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
+                auto chunk_of = [&](Archetype& a, size_t b, size_t c, uint64_t off) {
+                    if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
+                        if (sparse && a.ticks.active())
+                            detail::touch_terms_present<Terms...>(a, b, c, off, std::index_sequence_for<Terms...>{});
+                    Chunk chunk(a, b, c, off, term_ids);
+                    fn(chunk);
+                };
+                if (sparse) test.split(arch, begin, count, absent, chunk_of);
+                else chunk_of(arch, begin, count, absent);
             });
             return;
         }
         detail::IterationScope scope(engine_->scope_depth());
-        for (Archetype* a : cache_->archetypes) {
-            if (a->size() == 0) continue;
+        detail::for_each_match(*graph_, *cache_, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
             if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
-                if (ECS_UNLIKELY(a->ticks.active())) detail::touch_terms<Terms...>(*a, 0, a->size());
-            Chunk chunk(*a, 0, a->size());
+                if (ECS_UNLIKELY(a.ticks.active()))
+                    detail::touch_terms_present<Terms...>(a, begin, count, absent, std::index_sequence_for<Terms...>{});
+            Chunk chunk(a, begin, count, absent, term_ids);
             fn(chunk);
-        }
+        });
     }
     /// Number of matching entities. O(matching archetypes) (O(matching rows) with a change filter).
     [[nodiscard]] size_t count() const {
@@ -977,11 +1281,11 @@ public:
         size_t n = 0;
         if (ECS_UNLIKELY(special())) {
             if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return 0;
-            detail::for_each_value_run(world_, *cache_, values_, cache_->change_filtered ? &last_run_ : nullptr, false,
-                                       [&](Archetype&, size_t, size_t k) { n += k; });
+            detail::for_each_special_match(world_, *graph_, *cache_, values_, cache_->change_filtered ? &last_run_ : nullptr,
+                                           [&](Archetype&, size_t, size_t k, uint64_t) { n += k; });
             return n;
         }
-        for (const Archetype* a : cache_->archetypes) n += a->size();
+        detail::for_each_match(*graph_, *cache_, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; });
         return n;
     }
     /// True when no entity matches.
@@ -993,15 +1297,17 @@ public:
         if (ECS_UNLIKELY(special())) {
             Entity found = INVALID_ENTITY;
             if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return found;
-            detail::for_each_value_run(world_, *cache_, values_, cache_->change_filtered ? &last_run_ : nullptr, false,
-                                       [&](Archetype& a, size_t begin, size_t) {
-                                           if (found == INVALID_ENTITY) found = a.entities[begin];
-                                       });
+            detail::for_each_special_match(world_, *graph_, *cache_, values_, cache_->change_filtered ? &last_run_ : nullptr,
+                                           [&](Archetype& a, size_t begin, size_t, uint64_t) {
+                                               if (found == INVALID_ENTITY) found = a.entities[begin];
+                                           });
             return found;
         }
-        for (const Archetype* a : cache_->archetypes)
-            if (a->size() != 0) return a->entities[0];
-        return INVALID_ENTITY;
+        Entity found = INVALID_ENTITY;
+        detail::for_each_match(*graph_, *cache_, [&](Archetype& a, size_t begin, size_t, uint64_t) {
+            if (found == INVALID_ENTITY) found = a.entities[begin];
+        });
+        return found;
     }
 
 private:
@@ -1020,14 +1326,24 @@ private:
         {
             detail::IterationScope scope(engine_->scope_depth());
             detail::for_each_value_run(world_, *cache_, values_, changed ? &last_run_ : nullptr, outermost,
-                                       [&](Archetype& arch, size_t begin, size_t count) {
+                                       [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
                                            if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
-                                               if (arch.ticks.active()) detail::touch_terms<Terms...>(arch, begin, count);
-                                           visit(arch, begin, count);
+                                               if (arch.ticks.active() && !cache_->has_sparse) // [sparse] those stamp the rows they visit
+                                                   detail::touch_terms_present<Terms...>(arch, begin, count, absent,
+                                                                                         std::index_sequence_for<Terms...>{});
+                                           visit(arch, begin, count, absent);
                                        });
         }
         if (!changed) return;
         detail::ChangeClock& clock = *graph_->clock(); // tracked types exist, so the clock does
+        last_run_ = clock.now;
+        ++clock.now;
+    }
+    /// A change-filtered run that cannot visit anything (a required sparse type has no set yet) still
+    /// ends: its progress advances as after a run that found nothing.
+    ECS_NOINLINE void advance_without_run() const {
+        if (!detail::change_filter_tracked(*cache_, *graph_)) return;
+        detail::ChangeClock& clock = *graph_->clock();
         last_run_ = clock.now;
         ++clock.now;
     }

@@ -388,7 +388,8 @@ enum class DeserializeError : uint8_t {
     element_size_mismatch, ///< a component's element size differs from the registered type's
     duplicate_component,   ///< one archetype lists the same component twice
     duplicate_archetype,   ///< two archetype blocks with the same component set
-    bad_count,             ///< counts that do not add up (slot count 0, rows or free slots vs slots...)
+    bad_count,             ///< counts that do not add up (slot count 0, rows or free slots vs slots...,
+                           ///< bytes after the resource table that are not a known section)
     entity_out_of_range,   ///< a row names slot 0 or a slot beyond the slot count
     duplicate_entity,      ///< two rows name the same slot
     bad_generation,        ///< generation 0, slot 0 not at 1, or a row disagreeing with the slot table

@@ -50,6 +50,7 @@
 #include "query.hpp"
 #include "relation.hpp"
 #include "resources.hpp"
+#include "sparse.hpp"
 
 namespace ecs {
 
@@ -180,7 +181,7 @@ private:
             observers_.fire_leave(*this, entities_, e, nullptr);
             if (!alive(e)) return;
         }
-        if (ECS_UNLIKELY(observers_.any_remove()) && observers_.any_remove_in(entities_[e.index].archetype->mask)) {
+        if (ECS_UNLIKELY(observers_.any_remove()) && observers_.any_remove_for(entities_[e.index].archetype->mask, e.index)) {
             // A hook may destroy `e` again: that nested call is a no-op, this one finishes the job.
             if (!observers_.fire_all_on_remove(*this, entities_, e) || !alive(e)) return;
         }
@@ -189,6 +190,7 @@ private:
         const uint32_t row = rec.row;
         const Entity moved = rec.archetype->erase_row(row);
         if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
+        if (ECS_UNLIKELY(graph_.sparse() != nullptr)) graph_.sparse()->erase_entity(e.index); // [sparse] once, after the hooks
         if (ECS_UNLIKELY(names_.any())) names_.erase(e.index); // after the hooks: they may read it
         entities_.release(e.index);
     }
@@ -226,7 +228,8 @@ public:
     /// @brief True when `e` is alive and has `T`.
     template <typename T>
     [[nodiscard]] bool has(Entity e) const noexcept {
-        return alive(e) && entities_[e.index].archetype->has(component_id<T>());
+        if constexpr (detail::is_sparse_v<T>) return find_sparse<const detail::bare_t<T>>(e) != nullptr; // [sparse]
+        else return alive(e) && entities_[e.index].archetype->has(component_id<T>());
     }
     /// @brief True when `e` is alive and has every one of `T, U, Ts...` (addition).
     template <typename T, typename U, typename... Ts>
@@ -242,6 +245,7 @@ public:
      */
     template <typename T>
     T& get(Entity e) {
+        if constexpr (detail::is_sparse_v<T>) return get_sparse<T>(e); // [sparse] detail/sparse_ops.hpp
 #if ECS_ASSERT_ENABLED
         if (!ECS_CHECK(alive(e), detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e, "is not alive")))
             return detail::fallback_object<T>();
@@ -263,6 +267,7 @@ public:
     /// @brief Pointer to `e`'s `T`, or nullptr when `e` is not alive or lacks `T`.
     template <typename T>
     [[nodiscard]] T* try_get(Entity e) noexcept {
+        if constexpr (detail::is_sparse_v<T>) return try_get_sparse<T>(e); // [sparse]
         if (!alive(e) || !detail::access_ok<T>()) return nullptr;
         const EntityRecord& r = entities_[e.index];
         if (!r.archetype->has(component_id<T>())) return nullptr;
@@ -285,7 +290,20 @@ public:
         if (!alive(e)) return;
         const EntityRecord& r = entities_[e.index];
         const Archetype& arch = *r.archetype;
-        for (const ComponentColumn& c : arch.columns) fn(c.type_id, c.at(r.row));
+        const detail::SparseRoom* room = graph_.sparse();
+        if (ECS_LIKELY(room == nullptr)) {
+            for (const ComponentColumn& c : arch.columns) fn(c.type_id, c.at(r.row));
+            return;
+        }
+        size_t next = 0; // [sparse] merged with the table components, in id order
+        for (const ComponentTypeID id : room->ids()) {
+            void* value = room->set(id)->find(e.index);
+            if (value == nullptr) continue;
+            for (; next < arch.columns.size() && arch.columns[next].type_id < id; ++next)
+                fn(arch.columns[next].type_id, arch.columns[next].at(r.row));
+            fn(id, value);
+        }
+        for (; next < arch.columns.size(); ++next) fn(arch.columns[next].type_id, arch.columns[next].at(r.row));
     }
     /// @brief As each_component, with `fn(ComponentTypeID, const void* data)`.
     template <typename Func>
@@ -351,6 +369,8 @@ public:
         using C = detail::bare_t<T>;
         if constexpr (std::is_lvalue_reference_v<T>) {
             add(e, C(value)); // copy first: `value` may live in a column this call moves
+        } else if constexpr (detail::is_sparse_v<C>) {
+            add_sparse<C>(e, std::move(value)); // [sparse] no migration (detail/sparse_ops.hpp)
         } else {
             const ComponentTypeID id = ensure_column_factory<C>();
             const AddSlot slot = add_slot(e, id, false);
@@ -372,7 +392,8 @@ public:
      */
     template <typename T>
     void remove(Entity e) {
-        remove_id(e, component_id<T>());
+        if constexpr (detail::is_sparse_v<T>) remove_sparse<detail::bare_t<T>>(e); // [sparse] no migration
+        else remove_id(e, component_id<T>());
     }
 
     // -- Structural power (addition; defined in detail/structural.hpp, which states the rules) -------
@@ -428,6 +449,36 @@ public:
     template <typename T, typename... Filters>
     size_t add_all(const T& value, Filters... filters);
 
+    // ---- [enable] begin: enable bits (enable.hpp, detail/enable_ops.hpp; notes/enable.md) ----------
+
+    /**
+     * @brief Disables `e`'s `T` (addition): it stays on `e` (has, get, try_get, hooks work) but queries,
+     *        count<Ts...> and single treat it as absent. No migration. Allowed during iteration (a row
+     *        the running query has not reached yet may or may not see the change). No-op when `e` is
+     *        dead or lacks `T`; a `T` added later starts enabled. on_leave / on_enter observers fire.
+     */
+    template <typename T>
+    void disable(Entity e);
+    /// @brief Enables `e`'s `T` again (addition). No-op when `e` is dead, lacks `T` or `T` is enabled.
+    template <typename T>
+    void enable(Entity e);
+    /// @brief True when `e` is alive, has `T` and `T` is enabled (addition). The entity's own state
+    ///        (enabled(e)) does not enter into it.
+    template <typename T>
+    [[nodiscard]] bool enabled(Entity e) const noexcept;
+    /**
+     * @brief Disables entity `e` (addition): every query, count<Ts...> and single skips it unless the
+     *        query has ecs::IncludeDisabled{}; count() and alive() still count it. No migration; the
+     *        state survives adding and removing components. No-op when `e` is dead.
+     */
+    void disable(Entity e);
+    /// @brief Enables entity `e` again (addition). No-op when `e` is dead or enabled.
+    void enable(Entity e);
+    /// @brief True when `e` is alive and not disabled (addition).
+    [[nodiscard]] bool enabled(Entity e) const noexcept;
+
+    // ---- [enable] end -------------------------------------------------------------------------------
+
     // ----------------------------------------------------------------------------------------------
     // Queries (query.hpp has the terms, filters and the rules)
     // ----------------------------------------------------------------------------------------------
@@ -440,7 +491,7 @@ public:
     [[nodiscard]] size_t count() const {
         const detail::QueryCache& q = cache_of<detail::TypeList<T, Ts...>, detail::TypeList<>>();
         size_t n = 0;
-        for (const Archetype* a : q.archetypes) n += a->size();
+        detail::for_each_match(graph_, q, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; }); // [enable] [sparse] per row
         return n;
     }
 
@@ -453,15 +504,20 @@ public:
         detail::QueryCache& q = cache_of<detail::TypeList<Ts...>, detail::TypeList<>>();
         size_t n = 0;
         Archetype* found = nullptr;
-        for (Archetype* a : q.archetypes) {
-            n += a->size();
-            if (a->size() != 0 && found == nullptr) found = a;
-        }
+        size_t row = 0;
+        detail::for_each_match(graph_, q, [&](Archetype& a, size_t begin, size_t k, uint64_t) { // [enable] [sparse]
+            if (found == nullptr) {
+                found = &a;
+                row = begin;
+            }
+            n += k;
+        });
         if (!ECS_CHECK(n == 1, "World::single: expected exactly one matching entity")) return;
         if (!detail::terms_access_ok<Ts...>()) return;
         detail::IterationScope scope(queries_.scope_depth());
-        if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, 0, 1); // [change]
-        fn(found->entities[0], detail::element(column_data<Ts>(*found), 0)...);
+        if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, row, 1); // [change]
+        const Entity e = found->entities[row];
+        fn(e, detail::term_fetch<Ts>(detail::term_source<Ts>(*found, row, false, graph_.sparse()), 0, e.index)...);
     }
 
     /**
@@ -721,6 +777,7 @@ public:
     template <typename T, typename Compare>
     void sort(Compare&& cmp) {
         using C = detail::bare_t<T>;
+        static_assert(!detail::is_sparse_v<C>, "World::sort<T>: T is stored sparse (it has no column to sort by)");
         if (!ECS_CHECK(!iterating(), "World::sort: called during iteration")) return;
         if constexpr (!detail::is_tag_v<C>) {
             std::vector<uint32_t> order;
@@ -793,6 +850,8 @@ private:
         if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
             // Copy first: an argument may refer into a column this call is about to grow.
             return create_in<Reserved>(slot, detail::bare_t<Ts>(std::forward<Ts>(components))...);
+        } else if constexpr ((detail::is_sparse_v<detail::bare_t<Ts>> || ...)) { // [sparse] detail/sparse_ops.hpp
+            return create_with_sparse<Reserved>(slot, std::move(components)...);
         } else {
             if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))
                 return INVALID_ENTITY;
@@ -902,8 +961,14 @@ private:
         }
         EntityRecord& rec = entities_[e.index]; // re-read: a hook may have grown the records
         Archetype& src = *rec.archetype;
+        if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_enter after the move
+            ComponentMask before = src.mask; // [enable] a disabled `id` was absent already
+            if (src.enable.any() && src.disabled(id, rec.row)) before.reset(id);
+            migrate(rec, e, src, *graph_.remove_target(src, id));
+            observers_.fire_enter(*this, entities_, e, &before);
+            return;
+        }
         migrate(rec, e, src, *graph_.remove_target(src, id));
-        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, &src.mask); // [change]
     }
 
     // -- [change] change detection and observer helpers --------------------------------------------
@@ -913,6 +978,9 @@ private:
         if (!alive(e)) return;
         const EntityRecord& r = entities_[e.index];
         r.archetype->touch(id, r.row);
+        if (ECS_UNLIKELY(graph_.sparse() != nullptr)) // [sparse]
+            if (detail::SparseSet* set = graph_.sparse()->set(id))
+                if (set->contains(e.index) && set->ticks_active()) set->touch(e.index);
     }
 
     template <typename... Terms, typename... Filters, typename Func>
@@ -931,6 +999,31 @@ private:
         detail::set_bits(exclude, ignored, typename Check::excluded{});
         return observers_.add_query_observer(enter, include, exclude, impossible, detail::Observers::EntityHook(fn));
     }
+
+    /// [enable] disable/enable of component `id` (INVALID_COMPONENT_ID: the entity) with query observers.
+    void toggle_observed(Entity e, ComponentTypeID id, bool off);
+    /// [enable] disable/enable of sparse component `id` (a flag in its set).
+    void toggle_sparse(Entity e, ComponentTypeID id, bool off);
+
+    // -- [sparse] sparse storage (sparse.hpp); defined in detail/sparse_ops.hpp -----------------------
+    template <typename C, typename V>
+    void add_sparse(Entity e, V&& value);
+    template <typename C>
+    void remove_sparse(Entity e);
+    template <typename T>
+    T* find_sparse(Entity e) const noexcept; ///< no change stamp, no access check
+    template <typename T>
+    T* try_get_sparse(Entity e) noexcept;
+    template <typename T>
+    T& get_sparse(Entity e);
+    template <bool Reserved, typename... Ts>
+    Entity create_with_sparse(Entity slot, Ts&&... values); ///< create_in for a pack naming sparse types
+    template <bool Reserved, typename... Ts>
+    Entity place_mixed(Archetype& arch, Entity slot, Ts&&... values);
+    template <typename C, typename V>
+    void construct_mixed(Archetype& arch, uint32_t row, Entity e, V&& value);
+    /// The set of sparse type `id`, created (and shown to the observers) when missing.
+    detail::SparseSet& sparse_set_of(ComponentTypeID id);
 
     /// Moves live `e` from `src` to `dst` (archetype.hpp does the rows) and updates both records.
     ECS_FORCEINLINE uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
@@ -976,11 +1069,11 @@ private:
         detail::QueryCache& q = cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>();
         if constexpr (Check::valued) { // [relations] Related<R>{target}, Cascade<R>: their values reach the run
             const detail::FilterValues values = detail::filter_values(args...);
-            if (values.active) return detail::run_valued<with_entity, Terms...>(*this, q, values, queries_.scope_depth(), fn);
+            if (values.active) return detail::run_valued<with_entity, Terms...>(*this, graph_, q, values, queries_.scope_depth(), fn);
         } else {
             ((void)args, ...);
         }
-        detail::run_query<with_entity, Terms...>(q, queries_.scope_depth(), fn);
+        detail::run_query<with_entity, Terms...>(graph_, q, queries_.scope_depth(), fn, std::bool_constant<Check::has_sparse>{});
     }
 
     // -- the rooms -----------------------------------------------------------------------------------
@@ -1023,6 +1116,12 @@ struct WorldAccess {
     /// `names(w).set(e, name)` sets one without asserting (false: taken by another entity).
     static NameIndex& names(World& w) noexcept { return w.names_; }
     static const NameIndex& names(const World& w) noexcept { return w.names_; }
+    /// [sparse] The world's sparse sets (nullptr until the first sparse component).
+    static detail::SparseRoom* sparse(const World& w) noexcept { return w.graph_.sparse(); }
+    /// [sparse] The set of sparse type `id`, created when missing.
+    static detail::SparseSet& sparse_set(World& w, ComponentTypeID id) { return w.sparse_set_of(id); }
+    /// [enable] Some enable bit may be set from now on (clone and snapshot loading set bits directly).
+    static void note_disabled(World& w) noexcept { w.graph_.note_disabled(); }
     /// Bytes of the deferred queue's pages.
     static size_t deferred_bytes(const World& w) noexcept { return w.deferred_.capacity_bytes(); }
     /// The archetype of exactly `sorted_types`, created when missing (nullptr when refused).
@@ -1064,6 +1163,7 @@ struct WorldAccess {
     /// Archetypes are kept (they are never freed).
     static void reset_entities(World& w) noexcept {
         for (Archetype* a : w.graph_.all()) a->clear();
+        if (w.graph_.sparse() != nullptr) w.graph_.sparse()->clear(); // [sparse]
         w.entities_.reset();
         w.names_.clear();
         w.relations_.reset(); // [relations]
@@ -1091,6 +1191,7 @@ inline bool World::check_invariants() const {
             if (col.elem_size != 0 && reinterpret_cast<uintptr_t>(col.data) % col.elem_align != 0) return false;
         }
         if (arch.row_size != 0 && arch.size() > arch.capacity()) return false;
+        if (!arch.enable.check(arch.size())) return false; // [enable] counts right, no bit past the rows
         for (size_t row = 0; row < arch.size(); ++row) {
             const Entity e = arch.entities[row];
             if (e.index == 0 || e.index >= entities_.size()) return false;
@@ -1099,6 +1200,16 @@ inline bool World::check_invariants() const {
         }
         live += arch.size();
     }
+    if (const detail::SparseRoom* room = graph_.sparse()) // [sparse] every member alive, indexes consistent
+        for (const ComponentTypeID id : room->ids()) {
+            const detail::SparseSet& set = *room->set(id);
+            if (!set.check() || is_sparse_id(id) == false) return false;
+            bool members_alive = true;
+            set.each([&](uint32_t index, const void*) {
+                members_alive = members_alive && index < entities_.size() && entities_[index].archetype != nullptr;
+            });
+            if (!members_alive) return false;
+        }
     bool names_alive = true; // names belong to live entities only
     names_.each([&](Entity e, std::string_view) { names_alive = names_alive && alive(e); });
     return entities_.check(live) && names_.check() && names_alive && relations_.check(entities_); // [relations]
@@ -1113,3 +1224,5 @@ inline bool World::check_invariants() const {
 #include "detail/commands.hpp"   // World::DeferredProxy and the commands it records
 #include "detail/clone.hpp"      // World::clone
 #include "detail/structural.hpp" // multi-type add/remove, emplace, bulk operations
+#include "detail/enable_ops.hpp" // [enable] World::disable / enable / enabled
+#include "detail/sparse_ops.hpp" // [sparse] World's sparse component paths

@@ -6,8 +6,9 @@
  * the archetype graph gets the same archetypes in the same creation order (so ids, and therefore
  * query iteration order, match), each archetype copies its rows (Archetype::copy_rows_from), the
  * entity index gets the same records, generations and free list, and the name index is copied as
- * it is, and so are the relationship pairs (both directions, same order). What is not copied:
- * resources, hooks, query caches (Cascade orders included), events and pending deferred commands.
+ * it is, and so are the relationship pairs (both directions, same order); sparse sets are copied
+ * member by member. What is not copied: resources, hooks, query caches (Cascade orders included),
+ * events and pending deferred commands.
  */
 #pragma once
 
@@ -35,11 +36,24 @@ struct WorldCloner {
                     return World{};
             }
         }
+        const SparseRoom* room = WorldAccess::sparse(src); // [sparse] the same check for sparse sets
+        if (room != nullptr)
+            for (const ComponentTypeID id : room->ids()) {
+                const SparseSet& set = *room->set(id);
+                const std::string_view type = component_info(id).name;
+                if (set.size() != 0 &&
+                    !ECS_CHECK(set.ops().copy != nullptr,
+                               format_message("World::clone: component type %.*s is not copy-constructible "
+                                              "(refused: an empty world is returned)",
+                                              static_cast<int>(type.size()), type.data())))
+                    return World{};
+            }
         World out;
         for (size_t i = 1; i < archetypes.size(); ++i) // archetype 0, the empty one, exists already
             (void)WorldAccess::find_or_create_archetype(out, archetypes[i]->types);
         const auto& copies = WorldAccess::archetypes(out);
         for (size_t i = 0; i < archetypes.size(); ++i) copies[i]->copy_rows_from(*archetypes[i]);
+        if (WorldAccess::graph(src).may_have_disabled()) WorldAccess::note_disabled(out); // [enable] bits copied
 
         const PodArray<EntityRecord>& records = WorldAccess::records(src);
         PodArray<EntityRecord>& out_records = WorldAccess::records(out);
@@ -60,7 +74,35 @@ struct WorldCloner {
         WorldAccess::alive_count(out) = src.count();
         WorldAccess::names(out).copy_from(WorldAccess::names(src));
         WorldAccess::relations(out).copy_from(WorldAccess::relations(src)); // [relations] the pairs, both directions
+        if (room != nullptr) copy_sparse(*room, out);
         return out;
+    }
+
+    /// [sparse] Every set: the same members, values copy-constructed, enable flags kept.
+    static void copy_sparse(const SparseRoom& room, World& out) {
+        for (const ComponentTypeID id : room.ids()) {
+            const SparseSet& from = *room.set(id);
+            if (from.size() == 0) continue;
+            SparseSet& to = WorldAccess::sparse_set(out, id);
+            const bool bytes = from.ops().elem_size != 0;
+            from.each([&](uint32_t index, const void* value) {
+                const Entity e{index, 0}; // a set keys on the slot alone
+                void* dst = to.insert(e);
+                if (bytes) {
+                    struct Undo { // a throwing copy constructor leaves no half-made member
+                        SparseSet& set;
+                        uint32_t index;
+                        bool done = false;
+                        ~Undo() {
+                            if (!done) set.erase(index, false);
+                        }
+                    } undo{to, e.index};
+                    from.ops().copy(dst, value);
+                    undo.done = true;
+                }
+                if (from.disabled(e.index)) to.set_disabled(e.index, true);
+            });
+        }
     }
 };
 

@@ -25,6 +25,7 @@
 
 #include "../serialization.hpp"
 #include "snapshot_io.hpp"
+#include "snapshot_sections.hpp"
 
 namespace ecs {
 
@@ -176,8 +177,8 @@ private:
         return true;
     }
 
-    /// Format 2, after the entity table: the resource table, which must end the body exactly, then
-    /// the body checksum (already verified).
+    /// Format 2, after the entity table: the resource table, then the optional sections, which must end
+    /// the body exactly (snapshot_sections.hpp), then the body checksum (already verified).
     bool read_trailer() {
         if (!read_resources()) return false;
         while (in_.remaining() != 0) // extension sections (1.0): until the body ends
@@ -400,8 +401,9 @@ private:
     /**
      * Format 2: one extension section after the resource table: a 4-byte tag, a u64 byte length, the
      * bytes. Snapshots written before a section existed simply end earlier. Known tags:
-     * "NAME" (entity names), "RELS" (relationship pairs, detail/relation_snapshot.hpp). An unknown tag
-     * is an error (data this build would drop silently).
+     * "NAME" (entity names), "RELS" (relationship pairs, detail/relation_snapshot.hpp), "SPRS" (sparse
+     * components) and "ENBL" (enable bits; after "SPRS" when both are present), snapshot_sections.hpp.
+     * An unknown tag is an error (data this build would drop silently).
      */
     bool read_section() {
         const uint64_t at = in_.offset();
@@ -418,10 +420,23 @@ private:
         if (std::memcmp(tag, "NAME", 4) == 0) ok = read_names(length);
         else if (std::memcmp(tag, "RELS", 4) == 0)
             ok = read_relation_section(in_, length, slot_state_, SLOT_LIVE, generations_, relations_, result_);
+        else if (std::memcmp(tag, "SPRS", 4) == 0) { // [sparse] before "ENBL", which may flag sparse values
+            if (seen_section("ENBL")) return fail(DeserializeError::bad_section, at, "\"SPRS\" after \"ENBL\"");
+            ok = read_sparse_section();
+        } else if (std::memcmp(tag, "ENBL", 4) == 0) { // [enable]
+            WorldAccess::note_disabled(world_); // before any bit is set (harmless if the load fails)
+            ok = read_enable_section();
+        }
         else return fail(DeserializeError::bad_section, at, "unknown section tag");
         if (!ok) return false;
         if (in_.offset() != end) return fail(DeserializeError::bad_section, at, "section length disagrees with its contents");
         return true;
+    }
+
+    [[nodiscard]] bool seen_section(const char* tag) const noexcept {
+        for (const std::string& seen : sections_seen_)
+            if (std::memcmp(seen.data(), tag, 4) == 0) return true;
+        return false;
     }
 
     /// "NAME": u32 count, then per name: u32 slot, u32 length, the bytes. Every name names a live
@@ -561,6 +576,8 @@ private:
         }
         for (Archetype* arch : filled_) arch->clear();
         filled_.clear();
+        if (touched_sparse_) // [sparse] every member came from this snapshot (the world had no live entity)
+            if (SparseRoom* room = WorldAccess::sparse(world_)) room->clear();
         for (PendingResource& p : resources_) {
             if (p.constructed) p.registration->destroy(p.storage);
             ::operator delete(p.storage, std::align_val_t(p.registration->align));
@@ -575,6 +592,188 @@ private:
     };
     std::vector<PendingName> pending_names_;
     std::vector<std::string> sections_seen_; ///< tags read so far: each section at most once
+    // -- [enable] [sparse] the "ENBL" and "SPRS" extension sections (format: snapshot_sections.hpp) --
+
+    /// The archetype and row of live slot `slot` (a section names it); fails (at `at`) otherwise.
+    bool locate_slot(uint32_t slot, uint64_t at, Archetype*& arch, uint32_t& row) {
+        if (slot >= slot_count_ || slot_state_[slot] != SLOT_LIVE)
+            return fail(DeserializeError::entity_out_of_range, at,
+                        "section names entity slot " + std::to_string(slot) + ", which holds no live entity");
+        if (where_.empty()) {
+            where_.assign(slot_count_, SlotPlace{nullptr, 0});
+            for (Archetype* a : filled_)
+                for (size_t r = 0; r < a->size(); ++r) where_[a->entities[r].index] = SlotPlace{a, static_cast<uint32_t>(r)};
+        }
+        arch = where_[slot].archetype;
+        row = where_[slot].row;
+        return arch != nullptr || fail(DeserializeError::entity_out_of_range, at, "section names an entity without a row");
+    }
+
+    /// "ENBL": disabled entities, then disabled components by type.
+    bool read_enable_section() {
+        uint64_t at = in_.offset();
+        uint32_t count = 0;
+        if (!in_.u32(count)) return truncated(at, "missing disabled entity count");
+        if (uint64_t(count) * 4 > in_.remaining()) return truncated(at, "disabled entity count exceeds the section");
+        for (uint32_t i = 0; i < count; ++i) {
+            at = in_.offset();
+            uint32_t slot = 0;
+            Archetype* arch = nullptr;
+            uint32_t row = 0;
+            if (!in_.u32(slot)) return truncated(at, "disabled entity list cut short");
+            if (!locate_slot(slot, at, arch, row)) return false;
+            if (!arch->enable.set_entity(row, true))
+                return fail(DeserializeError::duplicate_entity, at, "entity slot " + std::to_string(slot) + " listed twice");
+        }
+        at = in_.offset();
+        uint32_t types = 0;
+        if (!in_.u32(types)) return truncated(at, "missing disabled component type count");
+        if (uint64_t(types) * 9 > in_.remaining()) return truncated(at, "disabled component type count exceeds the section");
+        for (uint32_t t = 0; t < types; ++t) {
+            const uint64_t name_at = in_.offset();
+            uint32_t length = 0;
+            if (!in_.u32(length)) return truncated(name_at, "missing component name length");
+            if (length == 0 || length > MAX_COMPONENT_NAME_LENGTH)
+                return fail(DeserializeError::bad_name, name_at, "component name length " + std::to_string(length) + " is 0 or too long");
+            std::string name(length, '\0');
+            if (!in_.raw(&name[0], length)) return truncated(name_at, "component name cut short");
+            ComponentTypeID id = INVALID_COMPONENT_ID;
+            if (component_registry().find(name, id) == nullptr)
+                return fail(DeserializeError::unknown_component, name_at, "unknown component name \"" + name + "\"");
+            at = in_.offset();
+            uint32_t n = 0;
+            if (!in_.u32(n)) return truncated(at, "missing disabled component count");
+            if (uint64_t(n) * 4 > in_.remaining()) return truncated(at, "disabled component count exceeds the section");
+            for (uint32_t i = 0; i < n; ++i) {
+                at = in_.offset();
+                uint32_t slot = 0;
+                Archetype* arch = nullptr;
+                uint32_t row = 0;
+                if (!in_.u32(slot)) return truncated(at, "disabled component list cut short");
+                if (!locate_slot(slot, at, arch, row)) return false;
+                if (is_sparse_id(id)) { // [sparse] a flag in the set the sparse section filled
+                    SparseSet* set = WorldAccess::sparse(world_) != nullptr ? WorldAccess::sparse(world_)->set(id) : nullptr;
+                    if (set == nullptr || !set->contains(slot))
+                        return fail(DeserializeError::bad_count, at,
+                                    "entity slot " + std::to_string(slot) + " has no \"" + name + "\" to disable");
+                    if (!set->set_disabled(slot, true))
+                        return fail(DeserializeError::duplicate_entity, at,
+                                    "entity slot " + std::to_string(slot) + " listed twice for \"" + name + "\"");
+                    continue;
+                }
+                if (!arch->has(id))
+                    return fail(DeserializeError::bad_count, at,
+                                "entity slot " + std::to_string(slot) + " has no \"" + name + "\" to disable");
+                if (!arch->set_disabled(id, row, true))
+                    return fail(DeserializeError::duplicate_entity, at,
+                                "entity slot " + std::to_string(slot) + " listed twice for \"" + name + "\"");
+            }
+        }
+        return true;
+    }
+
+    struct SlotPlace {
+        Archetype* archetype;
+        uint32_t row;
+    };
+    std::vector<SlotPlace> where_; ///< by slot, built by the first locate_slot
+
+    /// "SPRS": the sparse components, constructed straight into the world's sets (roll_back empties
+    /// them: the world had no live entity, so its sets had no member).
+    bool read_sparse_section() {
+        uint64_t at = in_.offset();
+        uint32_t types = 0;
+        if (!in_.u32(types)) return truncated(at, "missing sparse type count");
+        if (uint64_t(types) * 21 > in_.remaining()) return truncated(at, "sparse type count exceeds the section");
+        touched_sparse_ = true;
+        for (uint32_t t = 0; t < types; ++t)
+            if (!read_sparse_type()) return false;
+        return true;
+    }
+
+    bool read_sparse_type() {
+        const uint64_t name_at = in_.offset();
+        uint32_t length = 0;
+        if (!in_.u32(length)) return truncated(name_at, "missing component name length");
+        if (length == 0 || length > MAX_COMPONENT_NAME_LENGTH)
+            return fail(DeserializeError::bad_name, name_at, "component name length " + std::to_string(length) + " is 0 or too long");
+        std::string name(length, '\0');
+        if (!in_.raw(&name[0], length)) return truncated(name_at, "component name cut short");
+        ComponentTypeID id = INVALID_COMPONENT_ID;
+        const ComponentRegistration* reg = component_registry().find(name, id);
+        if (reg == nullptr) return fail(DeserializeError::unknown_component, name_at, "unknown component name \"" + name + "\"");
+        if (!is_sparse_id(id))
+            return fail(DeserializeError::unknown_component, name_at,
+                        "component \"" + name + "\" is listed as sparse but is stored in tables in this program");
+        uint64_t at = in_.offset();
+        uint32_t element_size = 0;
+        if (!in_.u32(element_size)) return truncated(at, "missing component element size");
+        if (element_size != reg->element_size)
+            return fail(DeserializeError::element_size_mismatch, at,
+                        "component \"" + name + "\" has element size " + std::to_string(element_size) + " in the snapshot but " +
+                            std::to_string(reg->element_size) + " in this program");
+        at = in_.offset();
+        uint32_t count = 0;
+        if (!in_.u32(count)) return truncated(at, "missing sparse member count");
+        if (uint64_t(count) * 4 + 8 > in_.remaining()) return truncated(at, "sparse member count exceeds the section");
+        SparseSet& set = WorldAccess::sparse_set(world_, id);
+        if (set.size() != 0) return fail(DeserializeError::duplicate_component, name_at, "sparse type \"" + name + "\" listed twice");
+        std::vector<Entity> members(count);
+        std::vector<uint8_t> listed(slot_count_, 0);
+        for (uint32_t i = 0; i < count; ++i) {
+            const uint64_t slot_at = in_.offset();
+            uint32_t slot = 0;
+            Archetype* arch = nullptr;
+            uint32_t row = 0;
+            if (!in_.u32(slot)) return truncated(slot_at, "sparse member list cut short");
+            if (!locate_slot(slot, slot_at, arch, row)) return false;
+            if (listed[slot] != 0)
+                return fail(DeserializeError::duplicate_entity, slot_at, "entity slot " + std::to_string(slot) + " listed twice");
+            listed[slot] = 1;
+            members[i] = arch->entities[row];
+        }
+        at = in_.offset();
+        uint64_t bytes = 0;
+        if (!in_.u64(bytes)) return truncated(at, "missing sparse value byte length");
+        if (bytes > in_.remaining()) return truncated(at, "sparse value byte length exceeds the section");
+        if (reg->element_size == 0) { // a tag: no bytes
+            if (bytes != 0) return fail(DeserializeError::column_size_mismatch, at, "tag \"" + name + "\" has value bytes");
+            for (const Entity e : members) (void)set.insert(e);
+            return true;
+        }
+        if (reg->bulk) {
+            if (bytes != uint64_t(count) * reg->element_size)
+                return fail(DeserializeError::column_size_mismatch, at,
+                            "sparse values of \"" + name + "\" have " + std::to_string(bytes) + " bytes for " +
+                                std::to_string(count) + " members");
+            for (const Entity e : members) {
+                void* storage = set.insert(e);
+                if (!in_.raw(storage, reg->element_size)) {
+                    set.erase(e.index, false);
+                    return truncated(at + 8, "sparse values cut short");
+                }
+            }
+            return true;
+        }
+        LimitedStreamBuf limited(in_.source(), bytes);
+        std::istream element_in(&limited);
+        for (uint32_t i = 0; i < count; ++i) {
+            void* storage = set.insert(members[i]);
+            reg->deserialize(element_in, storage);
+            if (element_in.fail()) {
+                set.erase(members[i].index, false); // nothing constructed there
+                if (limited.source_short()) return truncated(at + 8, "sparse values cut short");
+                return fail(DeserializeError::deserializer_failed, at + 8,
+                            "deserializer of \"" + name + "\" failed at member " + std::to_string(i));
+            }
+        }
+        if (!limited.exhausted())
+            return fail(DeserializeError::column_size_mismatch, at,
+                        "deserializer of \"" + name + "\" read fewer bytes than its values hold");
+        in_.consumed(bytes);
+        return true;
+    }
+    bool touched_sparse_ = false; ///< the sparse section put values in the world's sets
 
     /// A resource read from the snapshot, waiting for commit().
     struct PendingResource {
@@ -656,10 +855,24 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
             registrations.push_back(reg);
         }
     }
+    if (const SparseRoom* room = WorldAccess::sparse(world)) // [sparse] sparse types present too
+        for (const ComponentTypeID t : room->ids())
+            if (room->set(t)->size() != 0 && !ECS_CHECK(component_registry().find(t) != nullptr,
+                                                         "serialize: the world holds a component type that was never "
+                                                         "registered (call register_component<T>(name) first)")) {
+                out.setstate(std::ios_base::failbit);
+                return;
+            }
     std::vector<std::pair<const ResourceRegistration*, const void*>> resources; // registered and present
-    if (version >= 2)
+    SnapshotSections extra_sections; // [enable] [sparse] SPRS / ENBL extension sections
+    if (version >= 2) {
         for (const ResourceRegistration* reg : resource_registry().all())
             if (const void* value = reg->find(world)) resources.emplace_back(reg, value);
+        if (!extra_sections.build(world, [](ComponentTypeID id) { return component_registry().find(id); })) {
+            out.setstate(std::ios_base::failbit); // a serialize function failed: nothing written
+            return;
+        }
+    }
 
     // Measure the body; serialize what only functions can write into `pending`, one length per
     // column or resource in `pending_sizes`, in the order the body lists them.
@@ -713,6 +926,7 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
             body += pending_sizes.back();
         }
         body += relation_plan.bytes(); // [relations]
+        body += extra_sections.bytes(); // [enable] [sparse]
     }
 
     // Extension sections (format 2), built in memory: they are small next to the columns.
@@ -818,6 +1032,7 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
     }
     w.raw(sections.data(), sections.size());
     write_relation_section(relation_plan, w); // [relations]
+    extra_sections.write(w); // [enable] [sparse] SPRS then ENBL
     ECS_ASSERT(w.written() == body, "serialize: body length miscounted (library bug)");
     w.u32(w.end_checksum());
 }

@@ -329,8 +329,34 @@ struct StructuralOps {
 
     // -- bulk operations ------------------------------------------------------------------------------
 
-    /// The entities of `q`'s archetypes, archetype order then row order.
-    static std::vector<Entity> collect(const QueryCache& q) {
+    /// [sparse] True when a bulk operation must go entity by entity: the world holds sparse sets (the
+    /// entities' sparse values are not in the archetypes), or the query or the type is sparse.
+    static bool sparse_involved(const World& w, const QueryCache& q, ComponentTypeID id = INVALID_COMPONENT_ID) noexcept {
+        return w.graph_.sparse() != nullptr || q.has_sparse || (id != INVALID_COMPONENT_ID && is_sparse_id(id));
+    }
+
+    /// True when `e` (alive) has component `id`, table or sparse.
+    static bool has_id(const World& w, Entity e, ComponentTypeID id) noexcept {
+        if (is_sparse_id(id)) {
+            const SparseRoom* room = w.graph_.sparse();
+            const SparseSet* set = room != nullptr ? room->set(id) : nullptr;
+            return set != nullptr && set->contains(e.index);
+        }
+        return w.entities_[e.index].archetype->has(id);
+    }
+
+    /// The entities of `q`'s archetypes, archetype order then row order ([sparse] a query naming sparse
+    /// types keeps the rows passing its sparse tests; enable bits are not looked at, like table types).
+    static std::vector<Entity> collect(const QueryCache& q, const World& w) {
+        if (ECS_UNLIKELY(q.has_sparse)) {
+            std::vector<Entity> out;
+            SparseRowTest test;
+            if (!test.prepare(q, w.graph_.sparse(), 0)) return out;
+            for (const Archetype* a : q.archetypes)
+                for (const Entity e : a->entities)
+                    if (test.passes(e.index)) out.push_back(e);
+            return out;
+        }
         size_t n = 0;
         for (const Archetype* a : q.archetypes) n += a->size();
         std::vector<Entity> out;
@@ -356,13 +382,13 @@ struct StructuralOps {
     static size_t destroy_all(World& w, const QueryCache& q) {
         // Relationships: destroying a target may unrelate or destroy sources, so each entity goes
         // through World::destroy, like with hooks.
-        bool hooks = w.observers_.any_query() || w.relations_.any();
+        bool hooks = w.observers_.any_query() || w.relations_.any() || sparse_involved(w, q); // [sparse] per entity
         if (!hooks && w.observers_.any_remove())
             for (const Archetype* a : q.archetypes) hooks = hooks || (a->size() != 0 && w.observers_.any_remove_in(a->mask));
         if (ECS_UNLIKELY(hooks)) {
             // Every entity that matched and is gone afterwards counts, whoever destroyed it (this
             // call, one of its hooks, or a destroy_sources cascade).
-            const auto matched = collect(q);
+            const auto matched = collect(q, w);
             for (const Entity e : matched)
                 if (w.alive(e)) w.destroy(e);
             size_t n = 0;
@@ -382,13 +408,16 @@ struct StructuralOps {
         return n;
     }
 
+    template <typename T>
     static size_t remove_all(World& w, const QueryCache& q, ComponentTypeID id) {
-        if (ECS_UNLIKELY(w.observers_.any_query() || (w.observers_.any_remove() && w.observers_.has_remove(id)))) {
+        if (ECS_UNLIKELY(w.observers_.any_query() || (w.observers_.any_remove() && w.observers_.has_remove(id)) ||
+                         sparse_involved(w, q, id))) {
             size_t n = 0;
-            for (const Entity e : collect(q)) {
-                if (!w.alive(e) || !w.entities_[e.index].archetype->has(id)) continue;
-                w.remove_id(e, id);
-                n += w.alive(e) && !w.entities_[e.index].archetype->has(id) ? 1u : 0u;
+            for (const Entity e : collect(q, w)) {
+                if (!w.alive(e) || !has_id(w, e, id)) continue;
+                if constexpr (is_sparse_v<T>) w.template remove<T>(e);
+                else w.remove_id(e, id);
+                n += w.alive(e) && !has_id(w, e, id) ? 1u : 0u;
             }
             return n;
         }
@@ -406,12 +435,12 @@ struct StructuralOps {
     template <typename T>
     static size_t add_all(World& w, const QueryCache& q, ComponentTypeID id, const T& value) {
         if (ECS_UNLIKELY(w.observers_.any_query() || (w.observers_.any_add() && w.observers_.has_add(id)) ||
-                         (w.observers_.any_set() && w.observers_.has_set(id)))) {
+                         (w.observers_.any_set() && w.observers_.has_set(id)) || sparse_involved(w, q, id))) {
             size_t n = 0;
-            for (const Entity e : collect(q)) {
-                if (!w.alive(e) || w.entities_[e.index].archetype->has(id)) continue;
+            for (const Entity e : collect(q, w)) {
+                if (!w.alive(e) || has_id(w, e, id)) continue;
                 w.add(e, value); // copies
-                n += w.alive(e) && w.entities_[e.index].archetype->has(id) ? 1u : 0u;
+                n += w.alive(e) && has_id(w, e, id) ? 1u : 0u;
             }
             return n;
         }
@@ -451,6 +480,11 @@ void World::add(Entity e, T&& first, U&& second, Ts&&... rest) {
         // Lvalues (and const rvalues) are copied first: a value may refer into a column this call moves.
         add(e, detail::bare_t<T>(std::forward<T>(first)), detail::bare_t<U>(std::forward<U>(second)),
             detail::bare_t<Ts>(std::forward<Ts>(rest))...);
+    } else if constexpr (detail::is_sparse_v<T> || detail::is_sparse_v<U> || (detail::is_sparse_v<Ts> || ...)) {
+        // [sparse] a pack naming sparse types: one add per value, in argument order (see notes/enable.md)
+        add(e, std::move(first));
+        add(e, std::move(second));
+        (add(e, std::move(rest)), ...);
     } else {
         detail::StructuralOps::add_many<T, U, Ts...>(*this, e, first, second, rest...);
     }
@@ -459,14 +493,32 @@ void World::add(Entity e, T&& first, U&& second, Ts&&... rest) {
 template <typename T, typename U, typename... Ts>
 void World::remove(Entity e) {
     static_assert(detail::distinct_v<T, U, Ts...>, "World::remove<Ts...>(e): component types must be distinct");
-    detail::StructuralOps::remove_many<detail::bare_t<T>, detail::bare_t<U>, detail::bare_t<Ts>...>(*this, e);
+    if constexpr (detail::is_sparse_v<detail::bare_t<T>> || detail::is_sparse_v<detail::bare_t<U>> ||
+                  (detail::is_sparse_v<detail::bare_t<Ts>> || ...)) {
+        // [sparse] a pack naming sparse types: one remove per type, in template order (see notes/enable.md)
+        remove<T>(e);
+        remove<U>(e);
+        (remove<Ts>(e), ...);
+    } else {
+        detail::StructuralOps::remove_many<detail::bare_t<T>, detail::bare_t<U>, detail::bare_t<Ts>...>(*this, e);
+    }
 }
 
 template <typename T, typename... Args>
 T& World::emplace(Entity e, Args&&... args) {
     static_assert(std::is_same_v<T, detail::bare_t<T>>, "World::emplace<T>: T must be a component type (no cv, no reference)");
     static_assert(std::is_constructible_v<T, Args&&...>, "World::emplace<T>(e, args...): T is not constructible from the arguments");
-    return detail::StructuralOps::emplace<T>(*this, e, std::forward<Args>(args)...);
+    if constexpr (detail::is_sparse_v<T>) { // [sparse] built first, then added (never moves the entity)
+        if (!ECS_CHECK(alive(e), detail::entity_message("World::emplace", type_name<T>(), e, "is not alive")))
+            return detail::fallback_object<T>();
+        add(e, T(std::forward<Args>(args)...));
+        T* p = find_sparse<T>(e);
+        if (!ECS_CHECK(p != nullptr, detail::entity_message("World::emplace", type_name<T>(), e, "lost the component in a hook")))
+            return detail::fallback_object<T>();
+        return *p;
+    } else {
+        return detail::StructuralOps::emplace<T>(*this, e, std::forward<Args>(args)...);
+    }
 }
 
 template <typename T, typename... Args>
@@ -493,7 +545,7 @@ size_t World::remove_all(Filters...) {
     static_assert(Check::check(), "ecs query check");
     static_assert(!Check::change_filtered && !Check::valued, "World::remove_all: filters are With<...> and Without<...>");
     if (!ECS_CHECK(!iterating(), "World::remove_all: structural change during iteration (use deferred())")) return 0;
-    return detail::StructuralOps::remove_all(*this, cache_of<detail::TypeList<C>, detail::TypeList<Filters...>>(), component_id<C>());
+    return detail::StructuralOps::remove_all<C>(*this, cache_of<detail::TypeList<C>, detail::TypeList<Filters...>>(), component_id<C>());
 }
 
 template <typename T, typename... Filters>

@@ -1,0 +1,121 @@
+/**
+ * @file ecs/detail/enable_ops.hpp
+ * @brief World::disable / enable / enabled (addition, 1.0): the World members of the enable room.
+ *
+ * Included at the end of world.hpp, where World is complete. The bits live in the archetypes
+ * (enable.hpp); a toggle finds the entity's row and flips one bit, with no migration. With query
+ * observers registered, the toggle fires on_leave before and on_enter after the flip, for the
+ * observers whose match it changes.
+ */
+#pragma once
+
+#include "../world.hpp"
+
+namespace ecs {
+
+template <typename T>
+ECS_FORCEINLINE void World::disable(Entity e) {
+    const ComponentTypeID id = component_id<T>();
+    if constexpr (detail::is_sparse_v<T>) return toggle_sparse(e, id, true); // [sparse] a flag in the set
+    if (!alive(e)) return;
+    const EntityRecord& r = entities_[e.index];
+    if (!r.archetype->has(id)) return;
+    graph_.note_disabled(); // queries stop skipping the enable tests (sticky)
+    if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, id, true);
+    r.archetype->set_disabled(id, r.row, true);
+}
+
+template <typename T>
+ECS_FORCEINLINE void World::enable(Entity e) {
+    const ComponentTypeID id = component_id<T>();
+    if constexpr (detail::is_sparse_v<T>) return toggle_sparse(e, id, false);
+    if (!alive(e)) return;
+    const EntityRecord& r = entities_[e.index];
+    if (!r.archetype->has(id)) return;
+    if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, id, false);
+    r.archetype->set_disabled(id, r.row, false);
+}
+
+template <typename T>
+ECS_FORCEINLINE bool World::enabled(Entity e) const noexcept {
+    const ComponentTypeID id = component_id<T>();
+    if constexpr (detail::is_sparse_v<T>) {
+        const detail::bare_t<T>* p = find_sparse<const detail::bare_t<T>>(e);
+        return p != nullptr && !graph_.sparse()->set(id)->disabled(e.index);
+    }
+    if (!alive(e)) return false;
+    const EntityRecord& r = entities_[e.index];
+    return r.archetype->has(id) && !r.archetype->disabled(id, r.row);
+}
+
+inline void World::disable(Entity e) {
+    if (!alive(e)) return;
+    graph_.note_disabled();
+    if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, INVALID_COMPONENT_ID, true);
+    const EntityRecord& r = entities_[e.index];
+    r.archetype->enable.set_entity(r.row, true);
+}
+
+inline void World::enable(Entity e) {
+    if (!alive(e)) return;
+    if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, INVALID_COMPONENT_ID, false);
+    const EntityRecord& r = entities_[e.index];
+    r.archetype->enable.set_entity(r.row, false);
+}
+
+inline bool World::enabled(Entity e) const noexcept {
+    if (!alive(e)) return false;
+    const EntityRecord& r = entities_[e.index];
+    return !r.archetype->enable.entity_disabled(r.row);
+}
+
+inline void World::toggle_sparse(Entity e, ComponentTypeID id, bool off) {
+    if (!alive(e) || graph_.sparse() == nullptr) return;
+    detail::SparseSet* set = graph_.sparse()->set(id);
+    if (set == nullptr || !set->contains(e.index)) return;
+    if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, id, off);
+    set->set_disabled(e.index, off);
+}
+
+inline void World::toggle_observed(Entity e, ComponentTypeID id, bool off) {
+    const bool entity = id == INVALID_COMPONENT_ID;
+    detail::SparseSet* sparse = !entity && graph_.sparse() != nullptr ? graph_.sparse()->set(id) : nullptr;
+    if (sparse != nullptr && !sparse->contains(e.index)) sparse = nullptr;
+    {
+        const EntityRecord& r = entities_[e.index];
+        const Archetype& a = *r.archetype;
+        const bool now_off = entity ? a.enable.entity_disabled(r.row) : sparse != nullptr ? sparse->disabled(e.index) : a.disabled(id, r.row);
+        if (now_off == off) return; // nothing changes
+    }
+    ComponentMask before; // what queries see now, and will see after the flip
+    const bool visible = detail::Observers::seen_mask(entities_[e.index], e.index, graph_.sparse(), before);
+    ComponentMask after = before;
+    if (!entity) {
+        if (off) after.reset(id);
+        else after.set(id);
+    }
+    // on_leave: before the flip. A disabled entity matched nothing, so it leaves nothing.
+    if (entity) {
+        if (off) observers_.fire_leave(*this, entities_, e, nullptr);
+    } else if (visible) {
+        observers_.fire_leave(*this, entities_, e, &after, true);
+    }
+    if (!alive(e)) return; // an observer destroyed it
+    const EntityRecord& r = entities_[e.index]; // re-read: an observer may have moved it
+    if (entity) {
+        r.archetype->enable.set_entity(r.row, off);
+        if (!off) observers_.fire_enter(*this, entities_, e, nullptr);
+        return;
+    }
+    if (sparse != nullptr) { // [sparse] re-read: an observer may have removed it
+        detail::SparseSet* set = graph_.sparse()->set(id);
+        if (!set->contains(e.index)) return;
+        set->set_disabled(e.index, off);
+    } else {
+        if (!r.archetype->has(id)) return; // an observer removed it
+        r.archetype->set_disabled(id, r.row, off);
+    }
+    if (visible) observers_.fire_enter(*this, entities_, e, &before, true);
+}
+
+} // namespace ecs

@@ -1,0 +1,324 @@
+/**
+ * @file ecs/detail/row_filters.hpp
+ * @brief The query cache (QueryCache) and the row tests of enable bits and sparse storage: which runs
+ *        of an archetype's rows a query visits (addition, 1.0).
+ *
+ * Internal to the query engine (query.hpp includes it). A query run visits, per matching archetype,
+ * either every row (nothing disabled there, no sparse type in the query) or the runs of rows that
+ * pass: EnableRowTest tests the archetype's disabled bits word by word (enable.hpp), SparseRowTest
+ * tests each row's sparse components (sparse.hpp). for_each_run / for_each_match hand the runs to a
+ * visitor in creation order, then row order.
+ *
+ * Thread-safety: the tests only read; runs on one world must not overlap with changes to it.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../archetype.hpp"
+#include "../archetype_graph.hpp"
+#include "../change_detection.hpp"
+#include "../component.hpp"
+#include "../config.hpp"
+#include "../enable.hpp"
+#include "../entity.hpp"
+#include "../sparse.hpp"
+#include "pod_array.hpp"
+
+namespace ecs::detail {
+
+/// A cached query: its masks and the archetypes that match, extended as archetypes are created.
+struct QueryCache {
+    ComponentMask include;
+    ComponentMask exclude;
+    PodArray<Archetype*> archetypes;
+    /// [enable] Archetypes that have every required type and some excluded one, in creation order:
+    /// their rows match where every excluded type they hold is disabled. Next to `archetypes`: every
+    /// run tests it (one cache line with `scanned`).
+    PodArray<Archetype*> candidates;
+    size_t scanned = 0;      ///< archetypes of the graph already tested (the generation seen)
+    bool has_sparse = false; ///< [sparse] a sparse type is required or excluded: rows are tested one by one
+    bool impossible = false; ///< a required type can never be a component (id beyond the bitset)
+    bool change_filtered = false;        ///< Changed/Added filters present (handles only)
+    PodArray<ComponentTypeID> changed;   ///< the types of Changed<...>
+    PodArray<ComponentTypeID> added;     ///< the types of Added<...>
+    // [enable] what the row-filtered path tests (enable.hpp)
+    bool include_disabled = false;       ///< IncludeDisabled: disabled entities are visited
+    PodArray<ComponentTypeID> required_ids; ///< required terms, With, Changed, Added: must be enabled
+    PodArray<ComponentTypeID> excluded_ids; ///< Without: must be absent or disabled
+    PodArray<ComponentTypeID> optional_ids; ///< per term position: an Optional term's type, else INVALID_COMPONENT_ID
+    // [sparse] the sparse types, tested per row (table types are in the masks and the lists above)
+    PodArray<ComponentTypeID> sparse_required; ///< required terms, With, Changed, Added
+    PodArray<ComponentTypeID> sparse_excluded; ///< Without
+    PodArray<ComponentTypeID> sparse_changed;  ///< Changed<...> (also in sparse_required)
+    PodArray<ComponentTypeID> sparse_added;    ///< Added<...> (also in sparse_required)
+
+    /// Appends the archetypes created since the last refresh that match.
+    ECS_FORCEINLINE void refresh(const ArchetypeGraph& graph) {
+        if (ECS_UNLIKELY(scanned != graph.size())) refresh_slow(graph);
+    }
+    ECS_NOINLINE void refresh_slow(const ArchetypeGraph& graph) {
+        for (size_t i = scanned; i < graph.size(); ++i) {
+            Archetype* a = graph[i];
+            if (impossible || (a->mask & include) != include) continue;
+            if ((a->mask & exclude).none()) archetypes.push_back(a);
+            else candidates.push_back(a);
+        }
+        scanned = graph.size();
+    }
+    /// True when some candidate holds disabled rows (then runs merge the candidates in).
+    [[nodiscard]] ECS_FORCEINLINE bool candidates_active() const noexcept {
+        if (ECS_LIKELY(candidates.empty())) return false;
+        for (const Archetype* a : candidates)
+            if (a->enable.any()) return true;
+        return false;
+    }
+};
+
+// -- [enable] the row-filtered path (enable.hpp) --------------------------------------------------------
+
+/**
+ * @brief Splits rows of one archetype into maximal runs that pass a query's enable rules: the entity
+ *        is enabled (unless IncludeDisabled), every required type is enabled, every excluded type the
+ *        archetype holds is disabled. A run also keeps one state for each Optional term (its bit
+ *        `absent` is set when the term's type is disabled on the run's rows).
+ */
+class EnableRowTest {
+public:
+    static constexpr size_t MAX = 64; // QueryCheck caps terms and required + excluded types at 64
+
+    /// Gathers the bit columns of `arch` that can fail a row. @return false when no row can pass.
+    bool prepare(const QueryCache& q, const Archetype& arch) noexcept {
+        set_count_ = clear_count_ = optional_count_ = 0;
+        const RowEnable& en = arch.enable;
+        if (!q.include_disabled && en.entities().count != 0) fail_if_set_[set_count_++] = &en.entities();
+        for (const ComponentTypeID id : q.required_ids) {
+            if (!arch.has(id)) continue; // never for a match
+            const DisabledBits* b = en.column(arch.column_index[id]);
+            if (b != nullptr && b->count != 0 && set_count_ < MAX) fail_if_set_[set_count_++] = b;
+        }
+        for (const ComponentTypeID id : q.excluded_ids) {
+            if (!arch.has(id)) continue;
+            const DisabledBits* b = en.column(arch.column_index[id]);
+            if (b == nullptr || b->count == 0) return false; // held and enabled on every row
+            if (clear_count_ < MAX) fail_if_clear_[clear_count_++] = b;
+        }
+        for (size_t t = 0; t < q.optional_ids.size() && t < MAX; ++t) {
+            const ComponentTypeID id = q.optional_ids.data()[t];
+            if (id == INVALID_COMPONENT_ID || !arch.has(id)) continue;
+            const DisabledBits* b = en.column(arch.column_index[id]);
+            if (b == nullptr || b->count == 0) continue;
+            optional_[optional_count_] = b;
+            optional_term_[optional_count_++] = static_cast<uint32_t>(t);
+        }
+        return true;
+    }
+
+    /// Calls `visit(arch, begin, count, absent)` for each run in rows [begin, end).
+    template <typename Visit>
+    void runs(Archetype& arch, size_t begin, size_t end, Visit& visit) const {
+        if (set_count_ == 0 && clear_count_ == 0 && optional_count_ == 0) {
+            if (end > begin) visit(arch, begin, end - begin, uint64_t(0));
+            return;
+        }
+        size_t run_begin = 0;
+        size_t run_size = 0;
+        uint64_t run_absent = 0;
+        for (size_t row = begin; row < end;) {
+            const size_t w = row >> 6;
+            uint64_t pass = ~uint64_t(0);
+            for (size_t i = 0; i < set_count_; ++i) pass &= ~fail_if_set_[i]->word(w);
+            for (size_t i = 0; i < clear_count_; ++i) pass &= fail_if_clear_[i]->word(w);
+            const size_t word_end = (w + 1) * 64 < end ? (w + 1) * 64 : end;
+            if (optional_count_ == 0) { // runs of ones and zeros, a count of trailing zeros each
+                const size_t limit = word_end - w * 64;
+                for (size_t pos = row & 63; pos < limit;) {
+                    const uint64_t bits = pass >> pos;
+                    if (bits & 1u) {
+                        size_t ones = ~bits == 0 ? 64 - pos : trailing_zeros(~bits);
+                        if (ones > limit - pos) ones = limit - pos;
+                        if (run_size == 0) run_begin = w * 64 + pos;
+                        run_size += ones;
+                        pos += ones;
+                    } else {
+                        if (run_size != 0) visit(arch, run_begin, run_size, run_absent);
+                        run_size = 0;
+                        pos += bits == 0 ? limit - pos : trailing_zeros(bits);
+                    }
+                }
+                row = word_end;
+                continue;
+            }
+            for (; row < word_end; ++row) {
+                if (!((pass >> (row & 63)) & 1u)) {
+                    if (run_size != 0) visit(arch, run_begin, run_size, run_absent);
+                    run_size = 0;
+                    continue;
+                }
+                uint64_t absent = 0;
+                for (size_t i = 0; i < optional_count_; ++i)
+                    if ((optional_[i]->word(w) >> (row & 63)) & 1u) absent |= uint64_t(1) << optional_term_[i];
+                if (run_size != 0 && absent != run_absent) {
+                    visit(arch, run_begin, run_size, run_absent);
+                    run_size = 0;
+                }
+                if (run_size == 0) {
+                    run_begin = row;
+                    run_absent = absent;
+                }
+                ++run_size;
+            }
+        }
+        if (run_size != 0) visit(arch, run_begin, run_size, run_absent);
+    }
+
+private:
+    static size_t trailing_zeros(uint64_t v) noexcept { // @pre v != 0
+#if defined(__GNUC__) || defined(__clang__)
+        return static_cast<size_t>(__builtin_ctzll(v));
+#else
+        size_t n = 0;
+        while (!((v >> n) & 1u)) ++n;
+        return n;
+#endif
+    }
+
+    const DisabledBits* fail_if_set_[MAX];   ///< a set bit fails the row
+    const DisabledBits* fail_if_clear_[MAX]; ///< a clear bit fails the row
+    const DisabledBits* optional_[MAX];      ///< Optional terms with disabled rows here
+    uint32_t optional_term_[MAX];            ///< their term positions
+    size_t set_count_ = 0;
+    size_t clear_count_ = 0;
+    size_t optional_count_ = 0;
+};
+
+/// Calls `fn(arch, candidate)` for every archetype `q` visits, in creation order: its matches, and,
+/// while some of them hold disabled rows, its candidates (archetypes holding an excluded type).
+template <typename Func>
+void for_each_archetype(const QueryCache& q, Func&& fn) {
+    if (ECS_LIKELY(!q.candidates_active())) {
+        for (Archetype* a : q.archetypes) fn(*a, false);
+        return;
+    }
+    size_t i = 0;
+    size_t j = 0;
+    const size_t matches = q.archetypes.size();
+    const size_t candidates = q.candidates.size();
+    while (i < matches || j < candidates) {
+        if (j == candidates || (i < matches && q.archetypes.data()[i]->id < q.candidates.data()[j]->id)) {
+            fn(*q.archetypes.data()[i++], false);
+        } else {
+            Archetype* c = q.candidates.data()[j++];
+            if (c->enable.any()) fn(*c, true);
+        }
+    }
+}
+
+/// Calls `visit(arch, begin, count, absent)` for every run of rows `q` visits (creation order, then row
+/// order). `absent` has bit t set when Optional term t is disabled on the run (0 on the plain path).
+template <typename Visit>
+void for_each_run(const QueryCache& q, Visit&& visit) {
+    for_each_archetype(q, [&](Archetype& a, bool candidate) {
+        const size_t n = a.size();
+        if (n == 0) return;
+        if (ECS_LIKELY(!candidate && !a.enable.any())) {
+            visit(a, size_t(0), n, uint64_t(0));
+            return;
+        }
+        EnableRowTest test;
+        if (test.prepare(q, a)) test.runs(a, 0, n, visit);
+    });
+}
+
+// -- [sparse] the row-by-row path (sparse.hpp) ---------------------------------------------------------
+
+/**
+ * @brief The per-row test of a query's sparse types: every required one present and enabled (and,
+ *        under Changed / Added, stamped after `since`), no excluded one present and enabled.
+ */
+class SparseRowTest {
+public:
+    static constexpr size_t MAX = 64;
+
+    /// Resolves the sets. @return false when no row can pass (a required type has no set).
+    bool prepare(const QueryCache& q, const SparseRoom* room, Tick since) noexcept {
+        since_ = since;
+        required_count_ = excluded_count_ = 0;
+        for (const ComponentTypeID id : q.sparse_required) {
+            const SparseSet* set = room != nullptr ? room->set(id) : nullptr;
+            if (set == nullptr) return false;
+            if (required_count_ < MAX) required_[required_count_++] = Required{set, in(q.sparse_changed, id), in(q.sparse_added, id)};
+        }
+        for (const ComponentTypeID id : q.sparse_excluded) {
+            const SparseSet* set = room != nullptr ? room->set(id) : nullptr;
+            if (set != nullptr && excluded_count_ < MAX) excluded_[excluded_count_++] = set;
+        }
+        return true;
+    }
+
+    [[nodiscard]] ECS_FORCEINLINE bool passes(uint32_t index) const noexcept {
+        for (size_t i = 0; i < required_count_; ++i) {
+            const Required& r = required_[i];
+            const uint32_t s = r.set->slot_of(index);
+            if (s == 0 || r.set->disabled_slot(s - 1)) return false;
+            if (r.changed && r.set->changed_tick(s - 1) <= since_) return false;
+            if (r.added && r.set->added_tick(s - 1) <= since_) return false;
+        }
+        for (size_t i = 0; i < excluded_count_; ++i) {
+            const uint32_t s = excluded_[i]->slot_of(index);
+            if (s != 0 && !excluded_[i]->disabled_slot(s - 1)) return false;
+        }
+        return true;
+    }
+
+    /// Splits the run [begin, begin + count) of `a` into the runs of rows that pass.
+    template <typename Visit>
+    void split(Archetype& a, size_t begin, size_t count, uint64_t absent, Visit& visit) const {
+        const Entity* entities = a.entities.data();
+        size_t run_begin = begin;
+        size_t run_size = 0;
+        for (size_t row = begin; row < begin + count; ++row) {
+            if (passes(entities[row].index)) {
+                if (run_size == 0) run_begin = row;
+                ++run_size;
+            } else if (run_size != 0) {
+                visit(a, run_begin, run_size, absent);
+                run_size = 0;
+            }
+        }
+        if (run_size != 0) visit(a, run_begin, run_size, absent);
+    }
+
+private:
+    static bool in(const PodArray<ComponentTypeID>& ids, ComponentTypeID id) noexcept {
+        for (const ComponentTypeID x : ids)
+            if (x == id) return true;
+        return false;
+    }
+    struct Required {
+        const SparseSet* set;
+        bool changed;
+        bool added;
+    };
+    Required required_[MAX] = {};
+    const SparseSet* excluded_[MAX] = {};
+    size_t required_count_ = 0;
+    size_t excluded_count_ = 0;
+    Tick since_ = 0;
+};
+
+/// Calls `visit(arch, begin, count, absent)` for every run of rows `q` visits: enable rules applied
+/// (for_each_run) and, for a query naming sparse types, split by the sparse test.
+template <typename Visit>
+void for_each_match(const ArchetypeGraph& graph, const QueryCache& q, Visit&& visit) {
+    if (ECS_LIKELY(!q.has_sparse)) {
+        for_each_run(q, visit);
+        return;
+    }
+    SparseRowTest test;
+    if (!test.prepare(q, graph.sparse(), 0)) return;
+    for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) { test.split(a, begin, count, absent, visit); });
+}
+
+} // namespace ecs::detail

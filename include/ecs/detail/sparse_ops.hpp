@@ -1,0 +1,212 @@
+/**
+ * @file ecs/detail/sparse_ops.hpp
+ * @brief The World's paths for sparse components (addition, 1.0): add, remove, get, create_with.
+ *
+ * Included at the end of world.hpp, where World is complete. The values live in the world's sparse
+ * sets (sparse.hpp, owned by the archetype graph); none of these paths moves the entity. Hooks fire
+ * as for table components: on_add after the value is in place (then on_set), on_remove before it is
+ * destroyed; query observers see the change (on_leave before, on_enter after).
+ *
+ * Adding or removing a sparse component is not a structural change: it is allowed during iteration
+ * (whether the running query sees it on a row it has not reached yet is unspecified). It is not
+ * thread-safe: never inside each_par or a Schedule wave.
+ */
+#pragma once
+
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "../sparse.hpp"
+#include "../world.hpp"
+
+namespace ecs {
+
+inline detail::SparseSet& World::sparse_set_of(ComponentTypeID id) {
+    detail::SparseSet& set = graph_.sparse_set(id);
+    observers_.attach_sparse(graph_.sparse()); // the room exists now; hooks read sparse values through it
+    return set;
+}
+
+template <typename T>
+ECS_FORCEINLINE T* World::find_sparse(Entity e) const noexcept {
+    if (!alive(e)) return nullptr;
+    const detail::SparseRoom* room = graph_.sparse();
+    if (room == nullptr) return nullptr;
+    const detail::SparseSet* set = room->set(component_id<T>());
+    return set != nullptr ? static_cast<T*>(set->find(e.index)) : nullptr;
+}
+
+template <typename T>
+ECS_FORCEINLINE T* World::try_get_sparse(Entity e) noexcept {
+    if (!alive(e) || !detail::access_ok<T>()) return nullptr;
+    const detail::SparseRoom* room = graph_.sparse();
+    if (room == nullptr) return nullptr;
+    detail::SparseSet* set = room->set(component_id<T>());
+    if (set == nullptr) return nullptr;
+    const uint32_t slot = set->slot_of(e.index);
+    if (slot == 0) return nullptr;
+    if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
+        if (ECS_UNLIKELY(set->ticks_active())) set->touch(e.index);
+    return static_cast<T*>(set->at(slot - 1));
+}
+
+template <typename T>
+T& World::get_sparse(Entity e) {
+    T* p = try_get_sparse<T>(e);
+    if (!ECS_CHECK(p != nullptr, detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e,
+                                                        alive(e) ? "does not have the component" : "is not alive")))
+        return detail::fallback_object<T>();
+    return *p;
+}
+
+template <typename C, typename V>
+void World::add_sparse(Entity e, V&& value) {
+    if (!alive(e)) return;
+    const ComponentTypeID id = component_id<C>();
+    detail::SparseRoom* room = graph_.sparse();
+    detail::SparseSet* found = room != nullptr ? room->set(id) : nullptr; // a set exists: so does the factory
+    if (ECS_UNLIKELY(found == nullptr)) {
+        if (!ECS_CHECK(ensure_column_factory<C>() < ECS_MAX_COMPONENTS,
+                       "World::add: more than ECS_MAX_COMPONENTS component types in use"))
+            return;
+        found = &sparse_set_of(id);
+    }
+    detail::SparseSet& set = *found;
+    if constexpr (std::is_nothrow_constructible_v<C, V&&>) {
+        if (ECS_LIKELY(!observers_.any()) && !set.contains(e.index)) { // the plain path: no hook to run
+            ::new (set.insert(e)) C(std::forward<V>(value));
+            return;
+        }
+    }
+    if (void* existing = set.find(e.index)) { // overwrite in place: no hook but on_set, a change
+        if constexpr (!detail::is_tag_v<C>) {
+            C* old = static_cast<C*>(existing);
+            if (old != &value) {
+                old->~C();
+                ::new (static_cast<void*>(old)) C(std::forward<V>(value));
+            }
+        }
+        if (ECS_UNLIKELY(set.ticks_active())) set.touch(e.index);
+        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id);
+        return;
+    }
+    ComponentMask before; // [change] query observers: what queries saw before, and will see after
+    const bool observed = observers_.any_query();
+    if (ECS_UNLIKELY(observed)) {
+        const bool visible = detail::Observers::seen_mask(entities_[e.index], e.index, graph_.sparse(), before);
+        ComponentMask after = before;
+        after.set(id);
+        if (visible) observers_.fire_leave(*this, entities_, e, &after, true);
+        if (!alive(e) || set.contains(e.index)) return; // an observer destroyed it or added the value
+    }
+    void* storage = set.insert(e);
+    if constexpr (std::is_nothrow_constructible_v<C, V&&>) {
+        ::new (storage) C(std::forward<V>(value));
+    } else {
+        struct Undo { // the slot goes back if the constructor throws
+            detail::SparseSet& s;
+            uint32_t index;
+            bool done = false;
+            ~Undo() {
+                if (!done) s.erase(index, false);
+            }
+        } undo{set, e.index};
+        ::new (storage) C(std::forward<V>(value));
+        undo.done = true;
+    }
+    if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, entities_, e, id);
+    if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id);
+    if (ECS_UNLIKELY(observed)) observers_.fire_enter(*this, entities_, e, &before, true);
+}
+
+template <typename C>
+void World::remove_sparse(Entity e) {
+    if (!alive(e)) return;
+    detail::SparseRoom* room = graph_.sparse();
+    if (room == nullptr) return;
+    const ComponentTypeID id = component_id<C>();
+    detail::SparseSet* set = room->set(id);
+    if (set == nullptr || !set->contains(e.index)) return;
+    if (ECS_LIKELY(!observers_.any())) { // the plain path: no hook to run, typed destruction
+        const uint32_t slot = set->slot_of(e.index) - 1;
+        if constexpr (!std::is_trivially_destructible_v<C> && !detail::is_tag_v<C>) static_cast<C*>(set->at(slot))->~C();
+        set->release(e.index, slot);
+        return;
+    }
+    ComponentMask before;
+    const bool observed = observers_.any_query();
+    if (ECS_UNLIKELY(observed)) { // [change] on_leave before on_remove
+        const bool visible = detail::Observers::seen_mask(entities_[e.index], e.index, room, before);
+        ComponentMask after = before;
+        after.reset(id);
+        if (visible) observers_.fire_leave(*this, entities_, e, &after, true);
+        if (!alive(e) || !set->contains(e.index)) return;
+    }
+    if (ECS_UNLIKELY(observers_.any_remove()) && observers_.has_remove(id)) {
+        observers_.fire_on_remove(*this, entities_, e, id);
+        if (!alive(e) || !set->contains(e.index)) return;
+    }
+    set->erase(e.index);
+    if (ECS_UNLIKELY(observed)) observers_.fire_enter(*this, entities_, e, &before, true);
+}
+
+template <typename C, typename V>
+ECS_FORCEINLINE void World::construct_mixed(Archetype& arch, uint32_t row, Entity e, V&& value) {
+    if constexpr (detail::is_sparse_v<C>) {
+        (void)arch;
+        (void)row;
+        detail::SparseSet& set = sparse_set_of(ensure_column_factory<C>());
+        ::new (set.insert(e)) C(std::forward<V>(value));
+    } else {
+        (void)e;
+        construct_at<C>(arch, row, std::forward<V>(value));
+    }
+}
+
+template <bool Reserved, typename... Ts>
+Entity World::place_mixed(Archetype& arch, Entity slot, Ts&&... values) {
+    uint32_t row = 0;
+    Entity e;
+    if constexpr (Reserved) { // a deferred create_with: the handle was reserved when it was recorded
+        e = spawn_reserved(slot, arch, row);
+    } else {
+        (void)slot;
+        e = spawn(arch, row);
+    }
+    (construct_mixed<detail::bare_t<Ts>>(arch, row, e, std::forward<Ts>(values)), ...);
+    if (ECS_UNLIKELY(observers_.any_add())) (observers_.fire_on_add(*this, entities_, e, component_id<Ts>()), ...);
+    if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, nullptr);
+    return e;
+}
+
+namespace detail {
+/// The archetype of the table types of a create_with pack (sparse ones left out).
+template <typename... Ts>
+struct TablePack;
+template <typename... Ts>
+struct TablePack<TypeList<Ts...>> {
+    static Archetype* archetype(ArchetypeGraph& graph) { return graph.pack_archetype<Ts...>(); }
+};
+} // namespace detail
+
+template <bool Reserved, typename... Ts>
+Entity World::create_with_sparse(Entity slot, Ts&&... values) {
+    if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
+        return create_with_sparse<Reserved>(slot, detail::bare_t<Ts>(std::forward<Ts>(values))...); // copies first
+    } else {
+        if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))
+            return INVALID_ENTITY;
+        ((void)ensure_column_factory<detail::bare_t<Ts>>(), ...);
+        Archetype* arch =
+            detail::TablePack<detail::table_only_t<detail::TypeList<detail::bare_t<Ts>...>>>::archetype(graph_);
+        if (arch == nullptr) return INVALID_ENTITY;
+        if (ECS_UNLIKELY(arch->full())) {
+            // The block is about to move and a value may live in it: move them out first (temporaries).
+            return place_mixed<Reserved>(*arch, slot, detail::bare_t<Ts>(std::move(values))...);
+        }
+        return place_mixed<Reserved>(*arch, slot, std::move(values)...);
+    }
+}
+
+} // namespace ecs
