@@ -1,0 +1,151 @@
+/**
+ * @file ecs/detail/world_access.hpp
+ * @brief detail::WorldAccess, the internal door into a World for the library's own rooms and
+ *        operations (serialization, prefabs, structural ops, relations, runtime components, clone),
+ *        and World::check_invariants. Included at the end of world.hpp; not part of the public API.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../world.hpp"
+
+namespace ecs {
+
+namespace detail {
+
+/**
+ * @brief Internal door into a World for library code that builds or reads entities wholesale
+ *        (serialization.hpp, prefab.hpp). Not part of the public API.
+ *
+ * Whoever uses the mutating functions must leave every invariant of SPEC §6 holding when it returns
+ * control to user code (World::check_invariants() verifies them).
+ */
+struct WorldAccess {
+    static const OwnedArray<Archetype>& archetypes(const World& w) noexcept { return w.graph_.all(); }
+    static PodArray<EntityRecord>& records(World& w) noexcept { return w.entities_.records(); }
+    static const PodArray<EntityRecord>& records(const World& w) noexcept { return w.entities_.records(); }
+    /// The free slots, the next one to be reused last.
+    static std::vector<uint32_t> free_list(const World& w) { return w.entities_.free_list(); }
+    /// Replaces the free list (`slots.back()` is reused first). @pre in range, dead, listed once.
+    static void set_free_list(World& w, const std::vector<uint32_t>& slots) noexcept { w.entities_.set_free_list(slots); }
+    static size_t& alive_count(World& w) noexcept { return w.entities_.alive_count_ref(); }
+    static bool iterating(const World& w) noexcept { return w.iterating(); }
+    /// The query room and the archetype graph (each_par.hpp, schedule.hpp open shared sections).
+    static QueryEngine& queries(World& w) noexcept { return w.queries_; }
+    static const QueryEngine& queries(const World& w) noexcept { return w.queries_; }
+    static const ArchetypeGraph& graph(const World& w) noexcept { return w.graph_; }
+    /// The entity names: `names(w).each(fn(Entity, std::string_view))` enumerates them (slot order);
+    /// `names(w).set(e, name)` sets one without asserting (false: taken by another entity).
+    static NameIndex& names(World& w) noexcept { return w.names_; }
+    static const NameIndex& names(const World& w) noexcept { return w.names_; }
+    /// [sparse] The world's sparse sets (nullptr until the first sparse component).
+    static detail::SparseRoom* sparse(const World& w) noexcept { return w.graph_.sparse(); }
+    /// [sparse] The set of sparse type `id`, created when missing.
+    static detail::SparseSet& sparse_set(World& w, ComponentTypeID id) { return w.sparse_set_of(id); }
+    /// [enable] Some enable bit may be set from now on (clone and snapshot loading set bits directly).
+    static void note_disabled(World& w) noexcept { w.graph_.note_disabled(); }
+    /// Bytes of the deferred queue's pages.
+    static size_t deferred_bytes(const World& w) noexcept { return w.deferred_.capacity_bytes(); }
+    /// The archetype of exactly `sorted_types`, created when missing (nullptr when refused).
+    static Archetype* find_or_create_archetype(World& w, const TypeSet& sorted_types) {
+        return w.graph_.find_or_create(sorted_types);
+    }
+    /// Allocates a slot and appends a row for it in `arch`. The row's non-tag columns are
+    /// UNINITIALISED: construct every one of them before any other world call.
+    static Entity spawn(World& w, Archetype& arch, uint32_t& row) { return w.spawn(arch, row); }
+    /// Makes the reserved slot `slot` live in a new row of `arch` (prefab.hpp; same contract as spawn).
+    static Entity spawn_reserved(World& w, Entity slot, Archetype& arch, uint32_t& row) {
+        return w.spawn_reserved(slot, arch, row);
+    }
+    /// True when `slot` is reserved (deferred creation pending) in `w`.
+    static bool reserved(const World& w, Entity slot) noexcept { return w.entities_.reserved(slot); }
+    /// Slots reserved for deferred creations (snapshots and clones treat them as freed: the queue
+    /// that would create them is not part of either).
+    static std::vector<uint32_t> reserved_slots(const World& w) { return w.entities_.reserved_slots(); }
+    static size_t reserved_count(const World& w) noexcept { return w.entities_.reserved_count(); }
+    /// Creates the entity of a deferred create / create_with at its reserved handle; INVALID_ENTITY
+    /// (nothing created) when `slot` is no longer reserved or the creation is refused.
+    template <typename... Ts>
+    static Entity create_reserved(World& w, Entity slot, Ts&&... values) {
+        if (!w.entities_.reserved(slot)) return INVALID_ENTITY;
+        const Entity e = w.create_in<true>(slot, std::forward<Ts>(values)...);
+        return e;
+    }
+    /// Frees a reserved slot (generation bumped); no-op when it is not reserved.
+    static void cancel_reservation(World& w, Entity slot) noexcept { w.entities_.cancel_reservation(slot); }
+    /// Runs the on_add hooks of component `id` for `e` (no-op when none are registered).
+    static void fire_on_add(World& w, Entity e, ComponentTypeID id) {
+        if (w.observers_.any_add()) w.observers_.fire_on_add(w, w.entities_, e, id);
+    }
+    /// Runs the on_enter observers for `e`, created by the caller (after its on_add hooks).
+    static void fire_on_enter(World& w, Entity e) {
+        if (w.observers_.any_query()) w.observers_.fire_enter(w, w.entities_, e, nullptr);
+    }
+    /// Destroys every entity without running hooks; slots return to the state of a new world.
+    /// Archetypes are kept (they are never freed).
+    static void reset_entities(World& w) noexcept {
+        for (Archetype* a : w.graph_.all()) a->clear();
+        if (w.graph_.sparse() != nullptr) w.graph_.sparse()->clear(); // [sparse]
+        w.entities_.reset();
+        w.names_.clear();
+        w.relations_.reset(); // [relations]
+    }
+    /// [relations] The relationships of `w` (relation.hpp).
+    static Relations& relations(World& w) noexcept { return w.relations_; }
+    static const Relations& relations(const World& w) noexcept { return w.relations_; }
+};
+
+} // namespace detail
+
+inline bool World::check_invariants() const {
+    size_t live = 0;
+    for (size_t a = 0; a < graph_.size(); ++a) {
+        const Archetype& arch = *graph_[a];
+        if (arch.id != a || arch.columns.size() != arch.types.size()) return false;
+        for (size_t c = 1; c < arch.types.size(); ++c)
+            if (!(arch.types[c - 1] < arch.types[c])) return false; // sorted, no duplicates
+        if (arch.mask.count() != arch.types.size()) return false;
+        for (size_t c = 0; c < arch.types.size(); ++c) {
+            if (arch.columns[c].type_id != arch.types[c] || !arch.mask.test(arch.types[c]) ||
+                arch.column_index[arch.types[c]] != c)
+                return false;
+            const ComponentColumn& col = arch.columns[c];
+            if (col.elem_size != 0 && reinterpret_cast<uintptr_t>(col.data) % col.elem_align != 0) return false;
+        }
+        if (arch.row_size != 0 && arch.size() > arch.capacity()) return false;
+        if (!arch.enable.check(arch.size())) return false; // [enable] counts right, no bit past the rows
+        for (size_t row = 0; row < arch.size(); ++row) {
+            const Entity e = arch.entities[row];
+            if (e.index == 0 || e.index >= entities_.size()) return false;
+            const EntityRecord& r = entities_[e.index];
+            if (r.archetype != &arch || r.row != row || r.generation != e.generation) return false;
+        }
+        live += arch.size();
+    }
+    if (const detail::SparseRoom* room = graph_.sparse()) // [sparse] every member alive, indexes consistent
+        for (const ComponentTypeID id : room->ids()) {
+            const detail::SparseSet& set = *room->set(id);
+            if (!set.check() || is_sparse_id(id) == false) return false;
+            bool members_alive = true;
+            set.each([&](uint32_t index, const void*) {
+                members_alive = members_alive && index < entities_.size() && entities_[index].archetype != nullptr;
+            });
+            if (!members_alive) return false;
+        }
+    bool names_alive = true; // names belong to live entities only
+    names_.each([&](Entity e, std::string_view) { names_alive = names_alive && alive(e); });
+    return entities_.check(live) && names_.check() && names_alive && relations_.check(entities_); // [relations]
+}
+
+} // namespace ecs
+
+#include "../runtime.hpp"                // [scripting] World::add_raw, get_raw, each_raw, ... and runtime components
+#include "commands.hpp"        // World::DeferredProxy and the commands it records
+#include "clone.hpp"           // World::clone
+#include "relation_ops.hpp"    // [relations] World::relate and the rest, the destroy path
+#include "structural.hpp"      // multi-type add/remove, emplace, bulk operations
+#include "enable_ops.hpp"      // [enable] World::disable / enable / enabled
+#include "sparse_ops.hpp"      // [sparse] World's sparse component paths
