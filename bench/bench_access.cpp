@@ -33,7 +33,7 @@ void BM_GetRandom(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-ECS_BENCH_RANGE(BM_GetRandom);
+ECS_BENCH_SCALING(BM_GetRandom);
 
 /// Baseline: the same reads through shuffled indices into a plain vector.
 void BM_Raw_GetRandom(benchmark::State& state) {
@@ -57,7 +57,7 @@ void BM_Raw_GetRandom(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-ECS_BENCH_RANGE(BM_Raw_GetRandom);
+ECS_BENCH_SCALING(BM_Raw_GetRandom);
 
 } // namespace
 } // namespace bench

@@ -28,7 +28,7 @@ void BM_Iterate2_Each(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-ECS_BENCH_RANGE(BM_Iterate2_Each);
+ECS_BENCH_SCALING(BM_Iterate2_Each);
 
 void BM_Iterate2_EachNoEntity(benchmark::State& state) {
     const size_t n = arg_n(state);
@@ -122,7 +122,7 @@ void BM_Raw_Iterate2(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-ECS_BENCH_RANGE(BM_Raw_Iterate2);
+ECS_BENCH_SCALING(BM_Raw_Iterate2);
 
 // --- iterate_3_fragmented ---------------------------------------------------------------------------
 // Entity i gets Position + Velocity, the subset (i % 16) of {A, B, C, D}, and Health when i % 3 == 0:

@@ -31,7 +31,7 @@ void BM_Create(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-ECS_BENCH_RANGE_MANUAL(BM_Create);
+ECS_BENCH_SCALING_MANUAL(BM_Create);
 
 /// Baseline: push_back into two fresh SoA vectors.
 void BM_Raw_Create(benchmark::State& state) {
@@ -50,7 +50,7 @@ void BM_Raw_Create(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-ECS_BENCH_RANGE_MANUAL(BM_Raw_Create);
+ECS_BENCH_SCALING_MANUAL(BM_Raw_Create);
 
 // --- destroy: N entities, in creation order (world build and teardown untimed) --------------------
 
@@ -66,7 +66,7 @@ void BM_Destroy(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-ECS_BENCH_RANGE_MANUAL(BM_Destroy);
+ECS_BENCH_SCALING_MANUAL(BM_Destroy);
 
 /// Baseline: swap-remove from SoA vectors with a handle -> row table and a row -> handle list (the
 /// least bookkeeping a destroy that keeps rows dense and handles valid can do).
@@ -101,7 +101,7 @@ void BM_Raw_Destroy(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-ECS_BENCH_RANGE_MANUAL(BM_Raw_Destroy);
+ECS_BENCH_SCALING_MANUAL(BM_Raw_Destroy);
 
 // --- add_remove: per entity, add Health then remove it (two migrations; the world ends as it began) -
 

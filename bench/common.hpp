@@ -62,6 +62,10 @@ struct Tag {};
 #define ECS_BENCH_RANGE(fn) BENCHMARK(fn)->RangeMultiplier(10)->Range(10000, 1000000)->Unit(benchmark::kMillisecond)
 /// Same, for benchmarks that time only part of each iteration with a steady clock.
 #define ECS_BENCH_RANGE_MANUAL(fn) ECS_BENCH_RANGE(fn)->UseManualTime()
+/// The scaling run (#20): N = 10k, 100k, 1M, 10M for create, destroy, get and iterate and their raw
+/// twins, so a regression at one size cannot hide behind another (`--benchmark_filter=/10000000`).
+#define ECS_BENCH_SCALING(fn) BENCHMARK(fn)->RangeMultiplier(10)->Range(10000, 10000000)->Unit(benchmark::kMillisecond)
+#define ECS_BENCH_SCALING_MANUAL(fn) ECS_BENCH_SCALING(fn)->UseManualTime()
 
 /**
  * Clock of the manually timed benchmarks: the calling thread's CPU time (user + system, so page

@@ -1,9 +1,11 @@
 /**
  * @file ecs/archetype.hpp
- * @brief Archetypes: one table per distinct set of component types, stored as Structure-of-Arrays
- *        in a single chunk-allocated block.
+ * @brief Archetypes: one table per distinct set of component types, stored as Structure-of-Arrays.
  *
- * Block layout (one allocation per archetype, regions aligned to max(16, alignof(T))):
+ * Column storage: an archetype whose columns are all plain bytes at malloc alignment (trivially
+ * relocatable, alignof <= alignof(max_align_t)) gives each column its own allocation, grown with
+ * realloc (large columns move pages, not bytes; #20). Any other archetype keeps one block, regions
+ * aligned to max(16, alignof(T)), reallocated and relocated element by element:
  *
  *     [col0: cap * size0] [pad] [col1: cap * size1] [pad] ...
  *
@@ -496,8 +498,8 @@ private:
     static size_t align_up(size_t v, size_t a) noexcept { return (v + a - 1) / a * a; }
     static size_t region_align(const ComponentColumn& c) noexcept { return detail::max_of<size_t>(16, c.elem_align); }
 
-    /// Plain-byte blocks whose alignment malloc already gives grow with realloc: the allocator may
-    /// extend in place or move pages instead of bytes, and only the columns after the first shift.
+    /// Plain-byte columns whose alignment malloc already gives are separate allocations grown with
+    /// realloc: the allocator may extend in place or move pages instead of bytes.
     [[nodiscard]] bool grows_with_realloc() const noexcept {
         return all_trivial && detail::max_of<size_t>(16, block_align) <= alignof(std::max_align_t);
     }
@@ -536,42 +538,35 @@ private:
         capacity_ = new_capacity;
     }
 
+    /// Plain bytes at malloc alignment: each column is its own allocation and grows with realloc,
+    /// which for large columns moves pages (mremap) instead of bytes. No column shifts inside a
+    /// shared block, so growth copies nothing and leaves no touched page behind (#20: resident
+    /// bytes per entity are the bytes the rows use). `block` stays nullptr.
     void reallocate_in_place(size_t new_capacity, size_t bytes) {
-        const uintptr_t old_base = reinterpret_cast<uintptr_t>(block);
-        detail::PodArray<size_t> offsets; // old offsets, then new ones, per column
-        offsets.resize(2 * columns.size(), 0);
-        size_t* old_offsets = offsets.data();
-        size_t* new_offsets = old_offsets + columns.size();
-        size_t offset = 0;
-        for (size_t i = 0; i < columns.size(); ++i) {
-            const ComponentColumn& c = columns[i];
+        (void)bytes;
+        size_t total = 0;
+        for (ComponentColumn& c : columns) {
             if (c.elem_size == 0) continue;
-            old_offsets[i] = block != nullptr ? size_t(reinterpret_cast<uintptr_t>(c.data) - old_base) : 0;
-            offset = align_up(offset, region_align(c));
-            new_offsets[i] = offset;
-            offset += new_capacity * c.elem_size;
+            void* grown = std::realloc(c.data, new_capacity * c.elem_size);
+            if (grown == nullptr) detail::out_of_memory(); // this column is intact; capacity_ unchanged
+            c.data = static_cast<uint8_t*>(grown);
+            total += new_capacity * c.elem_size;
         }
-        auto* grown = static_cast<uint8_t*>(std::realloc(block, bytes));
-        if (grown == nullptr) detail::out_of_memory(); // the old block is intact
-        // A region never starts earlier than before: shift the last column first, so no column
-        // overwrites bytes of a later one that has not moved yet.
-        const size_t n = entities.size();
-        for (size_t i = columns.size(); i-- > 0;) {
-            ComponentColumn& c = columns[i];
-            if (c.elem_size == 0) continue;
-            if (n != 0 && old_offsets[i] != new_offsets[i])
-                std::memmove(grown + new_offsets[i], grown + old_offsets[i], n * c.elem_size);
-            c.data = grown + new_offsets[i];
-        }
-        block = grown;
-        block_bytes_ = bytes;
+        block_bytes_ = total;
         capacity_ = new_capacity;
     }
 
     void free_block() noexcept {
+        if (grows_with_realloc()) {
+            for (ComponentColumn& c : columns) {
+                if (c.elem_size == 0) continue;
+                std::free(c.data);
+                c.data = nullptr;
+            }
+            return;
+        }
         if (block == nullptr) return;
-        if (grows_with_realloc()) std::free(block);
-        else ::operator delete(block, std::align_val_t(detail::max_of<size_t>(16, block_align)));
+        ::operator delete(block, std::align_val_t(detail::max_of<size_t>(16, block_align)));
     }
 
     uint8_t* block = nullptr;

@@ -122,12 +122,13 @@ public:
     void attach_sparse(SparseRoom* room) noexcept { sparse_ = room; }
 
     /**
-     * @brief What queries see of the entity at `r` (slot `index`): its archetype's types less the
+     * @brief What queries see of the entity at `row` of `a` (slot `index`): its archetype's types less the
      *        disabled ones, plus its enabled sparse components. @return false when the entity itself
      *        is disabled (it matches nothing).
      */
-    static bool seen_mask(const EntityRecord& r, uint32_t index, const SparseRoom* sparse, ComponentMask& out) noexcept {
-        if (!r.archetype->effective_mask(r.row, out)) return false;
+    static bool seen_mask(const Archetype& a, uint32_t row, uint32_t index, const SparseRoom* sparse,
+                          ComponentMask& out) noexcept {
+        if (!a.effective_mask(row, out)) return false;
         if (sparse != nullptr)
             for (ComponentTypeID type : sparse->ids()) {
                 const SparseSet& set = *sparse->set(type);
@@ -140,13 +141,13 @@ public:
     [[nodiscard]] bool has_add(ComponentTypeID id) const noexcept { return id < ECS_MAX_COMPONENTS && add_mask_.test(id); }
     [[nodiscard]] bool has_set(ComponentTypeID id) const noexcept { return id < ECS_MAX_COMPONENTS && set_mask_.test(id); }
 
-    void fire_on_add(World& w, const EntityIndex& index, Entity e, ComponentTypeID id) {
+    void fire_on_add(World& w, EntityLookup index, Entity e, ComponentTypeID id) {
         if (add_mask_.test(id)) fire(add_, w, index, e, id);
     }
-    void fire_on_remove(World& w, const EntityIndex& index, Entity e, ComponentTypeID id) {
+    void fire_on_remove(World& w, EntityLookup index, Entity e, ComponentTypeID id) {
         if (remove_mask_.test(id)) fire(remove_, w, index, e, id);
     }
-    void fire_on_set(World& w, const EntityIndex& index, Entity e, ComponentTypeID id) {
+    void fire_on_set(World& w, EntityLookup index, Entity e, ComponentTypeID id) {
         if (set_mask_.test(id)) fire(set_, w, index, e, id);
     }
 
@@ -158,13 +159,13 @@ public:
      * matches nothing. The types disabled on `e` now are taken out of `before` too, unless `exact`
      * says `before` already is what queries saw.
      */
-    void fire_enter(World& w, const EntityIndex& index, Entity e, const ComponentMask* before, bool exact = false) {
+    void fire_enter(World& w, EntityLookup index, Entity e, const ComponentMask* before, bool exact = false) {
         DispatchScope scope(*this);
         for (size_t i = 0; i < enter_.size(); ++i) {
             QueryHook& h = *enter_[i];
             if (!h.alive) continue;
             if (!index.alive(e)) return;
-            if (!h.transition(index[e.index], e.index, sparse_, before, exact)) continue;
+            if (!h.transition(index.archetype(index[e.index]), index[e.index].row, e.index, sparse_, before, exact)) continue;
             h.fn(w, e);
         }
     }
@@ -172,13 +173,13 @@ public:
      * Runs the on_leave observers that match `e`'s archetype and will not match `after` (nullptr: the
      * entity is destroyed), while its components are still readable. Enable bits as in fire_enter.
      */
-    void fire_leave(World& w, const EntityIndex& index, Entity e, const ComponentMask* after, bool exact = false) {
+    void fire_leave(World& w, EntityLookup index, Entity e, const ComponentMask* after, bool exact = false) {
         DispatchScope scope(*this);
         for (size_t i = 0; i < leave_.size(); ++i) {
             QueryHook& h = *leave_[i];
             if (!h.alive) continue;
             if (!index.alive(e)) return;
-            if (!h.transition(index[e.index], e.index, sparse_, after, exact)) continue;
+            if (!h.transition(index.archetype(index[e.index]), index[e.index].row, e.index, sparse_, after, exact)) continue;
             h.fn(w, e);
         }
     }
@@ -188,7 +189,7 @@ public:
      * hook destroyed it. @return false when `e` is already being destroyed further up the stack (a
      * hook destroyed it again: that nested destroy must do nothing).
      */
-    bool fire_all_on_remove(World& w, const EntityIndex& index, Entity e) {
+    bool fire_all_on_remove(World& w, EntityLookup index, Entity e) {
         if (detail::find_value(dying_.begin(), dying_.end(), e.index) != dying_.end()) return false;
         dying_.push_back(e.index);
         struct Unmark { // also when a hook throws
@@ -200,7 +201,7 @@ public:
                 dying.pop_back();
             }
         } unmark{dying_, e.index};
-        const Archetype* arch = index[e.index].archetype;
+        const Archetype* arch = &index.archetype(index[e.index]);
         for (size_t i = 0; i < arch->types.size(); ++i) {
             const ComponentTypeID id = arch->types[i];
             if (!remove_mask_.test(id)) continue;
@@ -238,16 +239,15 @@ private:
         [[nodiscard]] bool matches(const ComponentMask& m) const noexcept {
             return !impossible && (m & include) == include && (m & exclude).none();
         }
-        /// True when the entity at `r` (slot `index`) matches now and did not match `other` (nullptr: no
+        /// True when the entity at `row` of `a` (slot `index`) matches now and did not match `other` (nullptr: no
         /// other state). Unless `exact`, `other` is an archetype mask: the entity's sparse components
         /// and disabled types are applied to it as they are now.
-        [[nodiscard]] bool transition(const EntityRecord& r, uint32_t index, const SparseRoom* sparse,
+        [[nodiscard]] bool transition(const Archetype& a, uint32_t row, uint32_t index, const SparseRoom* sparse,
                                       const ComponentMask* other, bool exact) const noexcept {
-            const Archetype& a = *r.archetype;
             if (ECS_LIKELY(!a.enable.any() && sparse == nullptr))
                 return matches(a.mask) && (other == nullptr || !matches(*other));
             ComponentMask now; // [enable] disabled types are absent; a disabled entity matches nothing
-            if (!seen_mask(r, index, sparse, now) || !matches(now)) return false;
+            if (!seen_mask(a, row, index, sparse, now) || !matches(now)) return false;
             if (other == nullptr) return true;
             if (exact) return !matches(*other);
             // `other` is an archetype mask: the disabled types and the sparse components as they are now
@@ -329,7 +329,7 @@ private:
     /// Runs the live hooks of `id` on `e`, re-reading the record before each one: a hook may move rows
     /// of this archetype or grow its block, or register hooks (the table may grow: index it anew).
     /// Stops when `e` no longer has the component.
-    ECS_NOINLINE void fire(HookTable& hooks, World& w, const EntityIndex& index, Entity e, ComponentTypeID id) {
+    ECS_NOINLINE void fire(HookTable& hooks, World& w, EntityLookup index, Entity e, ComponentTypeID id) {
         DispatchScope scope(*this);
         for (size_t i = 0; i < hooks[id].size(); ++i) {
             Hook& h = *hooks[id][i];
@@ -337,7 +337,8 @@ private:
             if (!index.alive(e)) return;
             const EntityRecord& r = index[e.index];
             void* value = nullptr;
-            if (r.archetype->has(id)) value = r.archetype->column(id).at(r.row);
+            Archetype& a = index.archetype(r);
+            if (a.has(id)) value = a.column(id).at(r.row);
             else if (sparse_ != nullptr && sparse_->set(id) != nullptr) value = sparse_->set(id)->find(e.index); // [sparse]
             if (value == nullptr) return;
             h.fn(w, e, value);

@@ -456,16 +456,17 @@ public:
     }
 
     /// Checks the invariants against the entity records (World::check_invariants). O(slots + pairs).
-    [[nodiscard]] bool check(const EntityIndex& entities) const {
+    [[nodiscard]] bool check(EntityLookup entities) const {
         size_t pairs = 0;
         const RelationNode* nodes = nodes_.data();
         for (uint32_t i = 0; i < nodes_.size(); ++i) {
             const LinkList& targets = nodes[i].targets;
             const LinkList& sources = nodes[i].sources;
             if (targets.empty() && sources.empty()) continue;
-            if (i >= entities.size() || entities[i].archetype == nullptr) return false; // a pair of a dead slot
-            const Entity self{i, entities[i].generation};
-            const bool marked = entities[i].archetype->has(info_->marker);
+            if (i >= entities.size() || !entities[i].live()) return false; // a pair of a dead slot
+            const Archetype& arch = entities.archetype(entities[i]);
+            const Entity self = arch.entities[entities[i].row];
+            const bool marked = arch.has(info_->marker);
             if (marked != !targets.empty()) return false; // the tag while, and only while, it has targets
             for (uint32_t k = 0; k < targets.size(); ++k) {
                 const RelationLink& l = targets[k];
@@ -795,7 +796,7 @@ public:
     }
 
     /// Checks every index against the records and the pair count. O(slots + pairs).
-    [[nodiscard]] bool check(const EntityIndex& entities) const {
+    [[nodiscard]] bool check(EntityLookup entities) const {
         size_t pairs = 0;
         for (const RelationIndex* index : by_id_) {
             if (index == nullptr) continue;

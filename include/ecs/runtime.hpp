@@ -514,7 +514,7 @@ inline ComponentTypeID register_runtime_component(const char* name, const Compon
 inline void* World::get_raw(Entity e, ComponentTypeID id) {
     if (!alive(e)) return nullptr;
     const EntityRecord& r = entities_[e.index];
-    Archetype& a = *r.archetype;
+    Archetype& a = arch_of(r);
     if (ECS_UNLIKELY(!a.has(id))) {
         (void)detail::check_known_id("World::get_raw", id);
         return nullptr;
@@ -530,7 +530,7 @@ inline void* World::get_raw(Entity e, ComponentTypeID id) {
 inline const void* World::get_raw(Entity e, ComponentTypeID id) const {
     if (!alive(e)) return nullptr;
     const EntityRecord& r = entities_[e.index];
-    const Archetype& a = *r.archetype;
+    const Archetype& a = arch_of(r);
     if (ECS_UNLIKELY(!a.has(id))) {
         (void)detail::check_known_id("World::get_raw", id);
         return nullptr;
@@ -553,7 +553,7 @@ inline const void* World::get_raw(Entity e, const char* name) const {
 }
 
 inline bool World::has_raw(Entity e, ComponentTypeID id) const {
-    if (alive(e) && entities_[e.index].archetype->has(id)) return true;
+    if (alive(e) && arch_of(e).has(id)) return true;
     (void)detail::check_known_id("World::has_raw", id);
     return false;
 }
@@ -633,17 +633,17 @@ inline void* World::add_raw(Entity e, ComponentTypeID id, const void* value) {
         }
     }
     if (slot.kind == AddSlot::FRESH) {
-        if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, entities_, e, id);
-        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id);
-        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, &slot.from->mask);
+        if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, lookup(), e, id);
+        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
+        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, &slot.from->mask);
     } else {
         if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id); // an overwrite is a change
-        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id);
+        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
     }
     // Hooks may have moved the row (or removed the component): read the address anew.
     if (!alive(e)) return nullptr;
     const EntityRecord& r = entities_[e.index];
-    return r.archetype->has(id) ? r.archetype->column(id).at(r.row) : nullptr;
+    return arch_of(r).has(id) ? arch_of(r).column(id).at(r.row) : nullptr;
 }
 
 template <typename Func>

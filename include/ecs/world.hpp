@@ -104,7 +104,7 @@ public:
             return INVALID_ENTITY;
         uint32_t row = 0;
         const Entity e = spawn(*graph_.empty_archetype(), row);
-        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, nullptr); // [change]
+        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
         return e;
     }
 
@@ -133,7 +133,7 @@ public:
     }
 
     /// @brief True when `e` names a live entity of this world.
-    [[nodiscard]] bool alive(Entity e) const noexcept { return entities_.alive(e); }
+    [[nodiscard]] bool alive(Entity e) const noexcept { return entities_.alive(e, graph_.all().begin()); }
 
     // ---- [relations] begin: relationships (relation.hpp, detail/relation_ops.hpp; addition) ---------
 
@@ -178,21 +178,21 @@ private:
     template <bool Related>
     void destroy_entity(Entity e) {
         if (ECS_UNLIKELY(observers_.any_query()) && !observers_.dying(e)) { // [change] on_leave first
-            observers_.fire_leave(*this, entities_, e, nullptr);
+            observers_.fire_leave(*this, lookup(), e, nullptr);
             if (!alive(e)) return;
         }
-        if (ECS_UNLIKELY(observers_.any_remove()) && observers_.any_remove_for(entities_[e.index].archetype->mask, e.index)) {
+        if (ECS_UNLIKELY(observers_.any_remove()) && observers_.any_remove_for(arch_of(e).mask, e.index)) {
             // A hook may destroy `e` again: that nested call is a no-op, this one finishes the job.
-            if (!observers_.fire_all_on_remove(*this, entities_, e) || !alive(e)) return;
+            if (!observers_.fire_all_on_remove(*this, lookup(), e) || !alive(e)) return;
         }
         if constexpr (Related) relations_.detach(e); // [relations] after the hooks: they may read the pairs
         const EntityRecord& rec = entities_[e.index]; // re-read: a hook may have moved it
         const uint32_t row = rec.row;
-        const Entity moved = rec.archetype->erase_row(row);
+        const Entity moved = arch_of(rec).erase_row(row);
         if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
         if (ECS_UNLIKELY(graph_.sparse() != nullptr)) graph_.sparse()->erase_entity(e.index); // [sparse] once, after the hooks
         if (ECS_UNLIKELY(names_.any())) names_.erase(e.index); // after the hooks: they may read it
-        entities_.release(e.index);
+        entities_.release(e);
     }
     /// [relations] destroy() in a world holding pairs (detail/relation_ops.hpp).
     void relations_destroy(Entity e);
@@ -229,13 +229,13 @@ public:
     template <typename T>
     [[nodiscard]] bool has(Entity e) const noexcept {
         if constexpr (detail::is_sparse_v<T>) return find_sparse<const detail::bare_t<T>>(e) != nullptr; // [sparse]
-        else return alive(e) && entities_[e.index].archetype->has(component_id<T>());
+        else return alive(e) && arch_of(e).has(component_id<T>());
     }
     /// @brief True when `e` is alive and has every one of `T, U, Ts...` (addition).
     template <typename T, typename U, typename... Ts>
     [[nodiscard]] bool has(Entity e) const noexcept {
         if (!alive(e)) return false;
-        const Archetype& a = *entities_[e.index].archetype;
+        const Archetype& a = arch_of(e);
         return a.has(component_id<T>()) && a.has(component_id<U>()) && (a.has(component_id<Ts>()) && ...);
     }
 
@@ -249,15 +249,16 @@ public:
 #if ECS_ASSERT_ENABLED
         if (!ECS_CHECK(alive(e), detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e, "is not alive")))
             return detail::fallback_object<T>();
-        if (!ECS_CHECK(entities_[e.index].archetype->has(component_id<T>()),
+        if (!ECS_CHECK(arch_of(e).has(component_id<T>()),
                        detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e, "does not have the component")))
             return detail::fallback_object<T>();
         if (!detail::access_ok<T>()) return detail::fallback_object<T>();
 #endif
-        const EntityRecord& r = entities_[e.index];
+        const EntityRecord r = entities_[e.index];
+        Archetype& a = arch_of(r);
         if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
-            if (ECS_UNLIKELY(r.archetype->ticks.active())) r.archetype->touch(component_id<T>(), r.row);
-        return detail::element(column_data<T>(*r.archetype), r.row);
+            if (ECS_UNLIKELY(graph_.any_tracked()) && a.ticks.active()) a.touch(component_id<T>(), r.row);
+        return detail::element(column_data<T>(a), r.row);
     }
     template <typename T>
     const T& get(Entity e) const {
@@ -269,11 +270,12 @@ public:
     [[nodiscard]] T* try_get(Entity e) noexcept {
         if constexpr (detail::is_sparse_v<T>) return try_get_sparse<T>(e); // [sparse]
         if (!alive(e) || !detail::access_ok<T>()) return nullptr;
-        const EntityRecord& r = entities_[e.index];
-        if (!r.archetype->has(component_id<T>())) return nullptr;
+        const EntityRecord r = entities_[e.index];
+        Archetype& a = arch_of(r);
+        if (!a.has(component_id<T>())) return nullptr;
         if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
-            if (ECS_UNLIKELY(r.archetype->ticks.active())) r.archetype->touch(component_id<T>(), r.row);
-        return &detail::element(column_data<T>(*r.archetype), r.row);
+            if (ECS_UNLIKELY(graph_.any_tracked()) && a.ticks.active()) a.touch(component_id<T>(), r.row);
+        return &detail::element(column_data<T>(a), r.row);
     }
     template <typename T>
     [[nodiscard]] const T* try_get(Entity e) const noexcept {
@@ -289,7 +291,7 @@ public:
     void each_component(Entity e, Func&& fn) {
         if (!alive(e)) return;
         const EntityRecord& r = entities_[e.index];
-        const Archetype& arch = *r.archetype;
+        const Archetype& arch = arch_of(r);
         const detail::SparseRoom* room = graph_.sparse();
         if (ECS_LIKELY(room == nullptr)) {
             for (const ComponentColumn& c : arch.columns) fn(c.type_id, c.at(r.row));
@@ -754,7 +756,7 @@ public:
         fn(value);
         const ComponentTypeID id = component_id<C>();
         if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id);
-        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id);
+        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
     }
     /// @brief `e`'s `T` counts as changed now. No-op when `e` is dead, lacks `T` or `T` is untracked.
     template <typename T>
@@ -833,14 +835,14 @@ private:
     ECS_FORCEINLINE Entity spawn(Archetype& arch, uint32_t& row) {
         const Entity e = entities_.allocate();
         row = arch.push_entity(e);
-        entities_.place(e.index, &arch, row);
+        entities_.place(e.index, arch.id, row);
         return e;
     }
 
     /// Makes the reserved slot `slot` live in a new row of `arch` (components uninitialised).
     Entity spawn_reserved(Entity slot, Archetype& arch, uint32_t& row) {
         row = arch.push_entity(slot);
-        entities_.place_reserved(slot.index, &arch, row);
+        entities_.place_reserved(slot.index, arch.id, row);
         return slot;
     }
 
@@ -878,8 +880,8 @@ private:
             e = spawn(arch, row);
         }
         (construct_at<detail::bare_t<Ts>>(arch, row, std::forward<Vs>(values)), ...);
-        if (ECS_UNLIKELY(observers_.any_add())) (observers_.fire_on_add(*this, entities_, e, component_id<Ts>()), ...);
-        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, nullptr); // [change]
+        if (ECS_UNLIKELY(observers_.any_add())) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
+        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
         return e;
     }
 
@@ -897,7 +899,7 @@ private:
     ECS_NOINLINE AddSlot add_slot(Entity e, ComponentTypeID id, bool value_taken_out) {
         if (!alive(e)) return {nullptr, AddSlot::NOTHING};
         EntityRecord& rec = entities_[e.index];
-        Archetype& src = *rec.archetype;
+        Archetype& src = arch_of(rec);
         if (src.has(id)) return {src.column(id).at(rec.row), AddSlot::EXISTING};
         if (!ECS_CHECK(!iterating(), detail::detailed_message("World::add: structural change during iteration (use deferred())",
                                                              component_info(id).name, e)))
@@ -906,8 +908,8 @@ private:
         if (dst == nullptr) return {nullptr, AddSlot::NOTHING};
         if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
         if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_leave before the move (Without<T>)
-            observers_.fire_leave(*this, entities_, e, &dst->mask);
-            if (!alive(e) || entities_[e.index].archetype != &src) return {nullptr, AddSlot::NOTHING};
+            observers_.fire_leave(*this, lookup(), e, &dst->mask);
+            if (!alive(e) || entities_[e.index].archetype != src.id) return {nullptr, AddSlot::NOTHING};
             if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
         }
         EntityRecord& moving = entities_[e.index]; // re-read: a hook may have grown the records
@@ -927,9 +929,9 @@ private:
     ECS_FORCEINLINE void finish_add(Entity e, ComponentTypeID id, AddSlot slot, C& value) {
         if (slot.kind == AddSlot::FRESH) {
             if constexpr (!detail::is_tag_v<C>) ::new (slot.at) C(std::move(value));
-            if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, entities_, e, id);
-            if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id); // [change]
-            if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, &slot.from->mask);
+            if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, lookup(), e, id);
+            if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id); // [change]
+            if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, &slot.from->mask);
         } else if (slot.kind == AddSlot::EXISTING) {
             if constexpr (!detail::is_tag_v<C>) {
                 C* existing = static_cast<C*>(slot.at);
@@ -939,33 +941,33 @@ private:
                 }
             }
             if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id); // [change] an overwrite is a change
-            if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id);
+            if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
         }
     }
 
     /// remove()'s type-erased part.
     ECS_NOINLINE void remove_id(Entity e, ComponentTypeID id) {
         if (!alive(e)) return;
-        if (!entities_[e.index].archetype->has(id)) return;
+        if (!arch_of(e).has(id)) return;
         if (!ECS_CHECK(!iterating(), detail::detailed_message("World::remove: structural change during iteration (use deferred())",
                                                              component_info(id).name, e)))
             return;
         if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_leave before on_remove
-            Archetype& from = *entities_[e.index].archetype;
-            observers_.fire_leave(*this, entities_, e, &graph_.remove_target(from, id)->mask);
-            if (!alive(e) || !entities_[e.index].archetype->has(id)) return;
+            Archetype& from = arch_of(e);
+            observers_.fire_leave(*this, lookup(), e, &graph_.remove_target(from, id)->mask);
+            if (!alive(e) || !arch_of(e).has(id)) return;
         }
         if (ECS_UNLIKELY(observers_.any_remove()) && observers_.has_remove(id)) {
-            observers_.fire_on_remove(*this, entities_, e, id);
-            if (!alive(e) || !entities_[e.index].archetype->has(id)) return;
+            observers_.fire_on_remove(*this, lookup(), e, id);
+            if (!alive(e) || !arch_of(e).has(id)) return;
         }
         EntityRecord& rec = entities_[e.index]; // re-read: a hook may have grown the records
-        Archetype& src = *rec.archetype;
+        Archetype& src = arch_of(rec);
         if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_enter after the move
             ComponentMask before = src.mask; // [enable] a disabled `id` was absent already
             if (src.enable.any() && src.disabled(id, rec.row)) before.reset(id);
             migrate(rec, e, src, *graph_.remove_target(src, id));
-            observers_.fire_enter(*this, entities_, e, &before);
+            observers_.fire_enter(*this, lookup(), e, &before);
             return;
         }
         migrate(rec, e, src, *graph_.remove_target(src, id));
@@ -977,7 +979,7 @@ private:
     void touch(Entity e, ComponentTypeID id) noexcept {
         if (!alive(e)) return;
         const EntityRecord& r = entities_[e.index];
-        r.archetype->touch(id, r.row);
+        arch_of(r).touch(id, r.row);
         if (ECS_UNLIKELY(graph_.sparse() != nullptr)) // [sparse]
             if (detail::SparseSet* set = graph_.sparse()->set(id))
                 if (set->contains(e.index) && set->ticks_active()) set->touch(e.index);
@@ -1025,11 +1027,18 @@ private:
     /// The set of sparse type `id`, created (and shown to the observers) when missing.
     detail::SparseSet& sparse_set_of(ComponentTypeID id);
 
+    /// The archetype a live record points at (EntityRecord::archetype indexes the graph's table).
+    [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(const EntityRecord& r) const noexcept { return *graph_[r.archetype]; }
+    /// The records with the archetype table (observers and relationships check handles through it).
+    [[nodiscard]] EntityLookup lookup() const noexcept { return EntityLookup{&entities_, graph_.all().begin()}; }
+    /// The archetype of live `e`.
+    [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(Entity e) const noexcept { return *graph_[entities_[e.index].archetype]; }
+
     /// Moves live `e` from `src` to `dst` (archetype.hpp does the rows) and updates both records.
     ECS_FORCEINLINE uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
         const Archetype::RowMove m = src.move_row_to(rec.row, dst, e);
         if (m.filled_by != INVALID_ENTITY) entities_[m.filled_by.index].row = rec.row;
-        rec.archetype = &dst; // the records did not reallocate: no entity was created
+        rec.archetype = dst.id; // the records did not reallocate: no entity was created
         rec.row = m.dst_row;
         return m.dst_row;
     }

@@ -19,10 +19,10 @@ ECS_FORCEINLINE void World::disable(Entity e) {
     if constexpr (detail::is_sparse_v<T>) return toggle_sparse(e, id, true); // [sparse] a flag in the set
     if (!alive(e)) return;
     const EntityRecord& r = entities_[e.index];
-    if (!r.archetype->has(id)) return;
+    if (!arch_of(r).has(id)) return;
     graph_.note_disabled(); // queries stop skipping the enable tests (sticky)
     if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, id, true);
-    r.archetype->set_disabled(id, r.row, true);
+    arch_of(r).set_disabled(id, r.row, true);
 }
 
 template <typename T>
@@ -31,9 +31,9 @@ ECS_FORCEINLINE void World::enable(Entity e) {
     if constexpr (detail::is_sparse_v<T>) return toggle_sparse(e, id, false);
     if (!alive(e)) return;
     const EntityRecord& r = entities_[e.index];
-    if (!r.archetype->has(id)) return;
+    if (!arch_of(r).has(id)) return;
     if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, id, false);
-    r.archetype->set_disabled(id, r.row, false);
+    arch_of(r).set_disabled(id, r.row, false);
 }
 
 template <typename T>
@@ -45,7 +45,7 @@ ECS_FORCEINLINE bool World::enabled(Entity e) const noexcept {
     }
     if (!alive(e)) return false;
     const EntityRecord& r = entities_[e.index];
-    return r.archetype->has(id) && !r.archetype->disabled(id, r.row);
+    return arch_of(r).has(id) && !arch_of(r).disabled(id, r.row);
 }
 
 inline void World::disable(Entity e) {
@@ -53,20 +53,20 @@ inline void World::disable(Entity e) {
     graph_.note_disabled();
     if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, INVALID_COMPONENT_ID, true);
     const EntityRecord& r = entities_[e.index];
-    r.archetype->enable.set_entity(r.row, true);
+    arch_of(r).enable.set_entity(r.row, true);
 }
 
 inline void World::enable(Entity e) {
     if (!alive(e)) return;
     if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, INVALID_COMPONENT_ID, false);
     const EntityRecord& r = entities_[e.index];
-    r.archetype->enable.set_entity(r.row, false);
+    arch_of(r).enable.set_entity(r.row, false);
 }
 
 inline bool World::enabled(Entity e) const noexcept {
     if (!alive(e)) return false;
     const EntityRecord& r = entities_[e.index];
-    return !r.archetype->enable.entity_disabled(r.row);
+    return !arch_of(r).enable.entity_disabled(r.row);
 }
 
 inline void World::toggle_sparse(Entity e, ComponentTypeID id, bool off) {
@@ -83,12 +83,12 @@ inline void World::toggle_observed(Entity e, ComponentTypeID id, bool off) {
     if (sparse != nullptr && !sparse->contains(e.index)) sparse = nullptr;
     {
         const EntityRecord& r = entities_[e.index];
-        const Archetype& a = *r.archetype;
+        const Archetype& a = arch_of(r);
         const bool now_off = entity ? a.enable.entity_disabled(r.row) : sparse != nullptr ? sparse->disabled(e.index) : a.disabled(id, r.row);
         if (now_off == off) return; // nothing changes
     }
     ComponentMask before; // what queries see now, and will see after the flip
-    const bool visible = detail::Observers::seen_mask(entities_[e.index], e.index, graph_.sparse(), before);
+    const bool visible = detail::Observers::seen_mask(arch_of(e), entities_[e.index].row, e.index, graph_.sparse(), before);
     ComponentMask after = before;
     if (!entity) {
         if (off) after.reset(id);
@@ -96,15 +96,15 @@ inline void World::toggle_observed(Entity e, ComponentTypeID id, bool off) {
     }
     // on_leave: before the flip. A disabled entity matched nothing, so it leaves nothing.
     if (entity) {
-        if (off) observers_.fire_leave(*this, entities_, e, nullptr);
+        if (off) observers_.fire_leave(*this, lookup(), e, nullptr);
     } else if (visible) {
-        observers_.fire_leave(*this, entities_, e, &after, true);
+        observers_.fire_leave(*this, lookup(), e, &after, true);
     }
     if (!alive(e)) return; // an observer destroyed it
     const EntityRecord& r = entities_[e.index]; // re-read: an observer may have moved it
     if (entity) {
-        r.archetype->enable.set_entity(r.row, off);
-        if (!off) observers_.fire_enter(*this, entities_, e, nullptr);
+        arch_of(r).enable.set_entity(r.row, off);
+        if (!off) observers_.fire_enter(*this, lookup(), e, nullptr);
         return;
     }
     if (sparse != nullptr) { // [sparse] re-read: an observer may have removed it
@@ -112,10 +112,10 @@ inline void World::toggle_observed(Entity e, ComponentTypeID id, bool off) {
         if (!set->contains(e.index)) return;
         set->set_disabled(e.index, off);
     } else {
-        if (!r.archetype->has(id)) return; // an observer removed it
-        r.archetype->set_disabled(id, r.row, off);
+        if (!arch_of(r).has(id)) return; // an observer removed it
+        arch_of(r).set_disabled(id, r.row, off);
     }
-    if (visible) observers_.fire_enter(*this, entities_, e, &before, true);
+    if (visible) observers_.fire_enter(*this, lookup(), e, &before, true);
 }
 
 } // namespace ecs

@@ -55,7 +55,7 @@ struct RelationOps {
         if (info.exclusive && index.target_count(source.index) != 0) rel.unlink(index, source.index, 0);
         rel.link(index, source, target);
         // The tag after the pair: its on_add / on_enter hooks see the pair.
-        if (!w.entities_[source.index].archetype->has(info.marker)) w.add<HasRelation<R>>(source);
+        if (!w.arch_of(source).has(info.marker)) w.add<HasRelation<R>>(source);
     }
 
     template <typename R>

@@ -88,7 +88,6 @@ inline bool plan_relation_section(const World& world, RelationSectionPlan& plan)
 
 inline void write_relation_section(const RelationSectionPlan& plan, SnapshotWriter& w) {
     if (plan.items.empty()) return;
-    const PodArray<EntityRecord>& records = WorldAccess::records(*plan.world);
     w.raw("RELS", 4); // an extension section: tag, payload length, payload
     w.u64(plan.payload);
     w.u32(static_cast<uint32_t>(plan.items.size()));
@@ -108,7 +107,7 @@ inline void write_relation_section(const RelationSectionPlan& plan, SnapshotWrit
                     used = 0;
                 }
                 buffer[used++] = slot;
-                buffer[used++] = records[slot].generation;
+                buffer[used++] = WorldAccess::generation(*plan.world, slot);
                 buffer[used++] = targets[k].other.index;
                 buffer[used++] = targets[k].other.generation;
                 buffer[used++] = targets[k].mirror;

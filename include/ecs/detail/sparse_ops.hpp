@@ -88,16 +88,16 @@ void World::add_sparse(Entity e, V&& value) {
             }
         }
         if (ECS_UNLIKELY(set.ticks_active())) set.touch(e.index);
-        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id);
+        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
         return;
     }
     ComponentMask before; // [change] query observers: what queries saw before, and will see after
     const bool observed = observers_.any_query();
     if (ECS_UNLIKELY(observed)) {
-        const bool visible = detail::Observers::seen_mask(entities_[e.index], e.index, graph_.sparse(), before);
+        const bool visible = detail::Observers::seen_mask(arch_of(e), entities_[e.index].row, e.index, graph_.sparse(), before);
         ComponentMask after = before;
         after.set(id);
-        if (visible) observers_.fire_leave(*this, entities_, e, &after, true);
+        if (visible) observers_.fire_leave(*this, lookup(), e, &after, true);
         if (!alive(e) || set.contains(e.index)) return; // an observer destroyed it or added the value
     }
     void* storage = set.insert(e);
@@ -115,9 +115,9 @@ void World::add_sparse(Entity e, V&& value) {
         ::new (storage) C(std::forward<V>(value));
         undo.done = true;
     }
-    if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, entities_, e, id);
-    if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, entities_, e, id);
-    if (ECS_UNLIKELY(observed)) observers_.fire_enter(*this, entities_, e, &before, true);
+    if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, lookup(), e, id);
+    if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
+    if (ECS_UNLIKELY(observed)) observers_.fire_enter(*this, lookup(), e, &before, true);
 }
 
 template <typename C>
@@ -137,18 +137,18 @@ void World::remove_sparse(Entity e) {
     ComponentMask before;
     const bool observed = observers_.any_query();
     if (ECS_UNLIKELY(observed)) { // [change] on_leave before on_remove
-        const bool visible = detail::Observers::seen_mask(entities_[e.index], e.index, room, before);
+        const bool visible = detail::Observers::seen_mask(arch_of(e), entities_[e.index].row, e.index, room, before);
         ComponentMask after = before;
         after.reset(id);
-        if (visible) observers_.fire_leave(*this, entities_, e, &after, true);
+        if (visible) observers_.fire_leave(*this, lookup(), e, &after, true);
         if (!alive(e) || !set->contains(e.index)) return;
     }
     if (ECS_UNLIKELY(observers_.any_remove()) && observers_.has_remove(id)) {
-        observers_.fire_on_remove(*this, entities_, e, id);
+        observers_.fire_on_remove(*this, lookup(), e, id);
         if (!alive(e) || !set->contains(e.index)) return;
     }
     set->erase(e.index);
-    if (ECS_UNLIKELY(observed)) observers_.fire_enter(*this, entities_, e, &before, true);
+    if (ECS_UNLIKELY(observed)) observers_.fire_enter(*this, lookup(), e, &before, true);
 }
 
 template <typename C, typename V>
@@ -175,8 +175,8 @@ Entity World::place_mixed(Archetype& arch, Entity slot, Ts&&... values) {
         e = spawn(arch, row);
     }
     (construct_mixed<detail::bare_t<Ts>>(arch, row, e, std::forward<Ts>(values)), ...);
-    if (ECS_UNLIKELY(observers_.any_add())) (observers_.fire_on_add(*this, entities_, e, component_id<Ts>()), ...);
-    if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, entities_, e, nullptr);
+    if (ECS_UNLIKELY(observers_.any_add())) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
+    if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, nullptr);
     return e;
 }
 

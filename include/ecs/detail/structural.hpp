@@ -51,7 +51,7 @@ struct StructuralOps {
     template <typename... Ts>
     static void add_many(World& w, Entity e, Ts&... values) {
         if (!w.alive(e)) return;
-        Archetype* src = w.entities_[e.index].archetype;
+        Archetype* src = &w.arch_of(e);
         if (ECS_UNLIKELY(w.iterating())) { // only a pure overwrite is allowed; a refusal creates nothing
             if ((src->has(component_id<Ts>()) && ...)) overwrite_many(w, e, values...);
             else (void)ECS_CHECK(false, detailed_message("World::add: structural change during iteration (use deferred())",
@@ -65,8 +65,8 @@ struct StructuralOps {
             return;
         }
         if (ECS_UNLIKELY(w.observers_.any_query())) {
-            w.observers_.fire_leave(w, w.entities_, e, &dst->mask);
-            if (!w.alive(e) || w.entities_[e.index].archetype != src) return;
+            w.observers_.fire_leave(w, w.lookup(), e, &dst->mask);
+            if (!w.alive(e) || &w.arch_of(e) != src) return;
         }
         if (ECS_UNLIKELY(dst->full())) {
             // The destination block moves on the next row and a value may live in it: take them out.
@@ -110,17 +110,17 @@ struct StructuralOps {
         const Entity filled = src.move_row_into(src_row, dst, dst_row);
         if (filled != INVALID_ENTITY) w.entities_[filled.index].row = src_row;
         EntityRecord& rec = w.entities_[e.index]; // no entity was created: the records did not move
-        rec.archetype = &dst;
+        rec.archetype = dst.id;
         rec.row = dst_row;
         if (ECS_UNLIKELY(dst.ticks.active()))
             for (size_t i = 0; i < N; ++i)
                 if (!((fresh >> i) & 1u)) dst.touch(ids[i], dst_row); // an overwrite is a change
         if (ECS_UNLIKELY(w.observers_.any_add() || w.observers_.any_set()))
             for (size_t i = 0; i < N; ++i) {
-                if (((fresh >> i) & 1u) && w.observers_.any_add()) w.observers_.fire_on_add(w, w.entities_, e, ids[i]);
-                if (w.observers_.any_set()) w.observers_.fire_on_set(w, w.entities_, e, ids[i]);
+                if (((fresh >> i) & 1u) && w.observers_.any_add()) w.observers_.fire_on_add(w, w.lookup(), e, ids[i]);
+                if (w.observers_.any_set()) w.observers_.fire_on_set(w, w.lookup(), e, ids[i]);
             }
-        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.entities_, e, &src.mask);
+        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.lookup(), e, &src.mask);
     }
 
     /// Constructs a value of a type the entity did not have at the destination row.
@@ -167,11 +167,11 @@ struct StructuralOps {
     template <typename... Ts>
     static void overwrite_many(World& w, Entity e, Ts&... values) {
         const EntityRecord& r = w.entities_[e.index];
-        Archetype& a = *r.archetype;
+        Archetype& a = w.arch_of(r);
         const uint32_t row = r.row;
         (overwrite_one<Ts>(a, row, values), ...);
         if (ECS_UNLIKELY(w.graph_.any_tracked())) (w.touch(e, component_id<Ts>()), ...);
-        if (ECS_UNLIKELY(w.observers_.any_set())) (w.observers_.fire_on_set(w, w.entities_, e, component_id<Ts>()), ...);
+        if (ECS_UNLIKELY(w.observers_.any_set())) (w.observers_.fire_on_set(w, w.lookup(), e, component_id<Ts>()), ...);
     }
     template <typename T>
     static void overwrite_one(Archetype& a, uint32_t row, T& value) {
@@ -189,7 +189,7 @@ struct StructuralOps {
     template <typename... Ts>
     static void remove_many(World& w, Entity e) {
         if (!w.alive(e)) return;
-        Archetype* src = w.entities_[e.index].archetype;
+        Archetype* src = &w.arch_of(e);
         if (ECS_UNLIKELY(w.iterating())) { // removing nothing is allowed; a refusal creates nothing
             if ((src->has(component_id<Ts>()) || ...))
                 (void)ECS_CHECK(false, detailed_message("World::remove: structural change during iteration (use deferred())",
@@ -201,25 +201,25 @@ struct StructuralOps {
         const bool hooks = w.observers_.any_query() || w.observers_.any_remove();
         if (ECS_UNLIKELY(hooks)) {
             if (!remove_hooks(w, e, dst, {component_id<Ts>()...})) return;
-            src = w.entities_[e.index].archetype; // a hook may have moved `e`: start from where it is
+            src = &w.arch_of(e); // a hook may have moved `e`: start from where it is
             dst = w.graph_.template pack_target<RemovePack, Ts...>(*src);
             if (dst == src || dst == nullptr) return;
         }
         w.migrate(w.entities_[e.index], e, *src, *dst);
-        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.entities_, e, &src->mask);
+        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.lookup(), e, &src->mask);
     }
 
     /// on_leave once, then on_remove per type `e` still has, in `ids` order. False when `e` died.
     template <size_t N>
     ECS_NOINLINE static bool remove_hooks(World& w, Entity e, const Archetype* dst, const ComponentTypeID (&ids)[N]) {
         if (w.observers_.any_query()) {
-            w.observers_.fire_leave(w, w.entities_, e, &dst->mask);
+            w.observers_.fire_leave(w, w.lookup(), e, &dst->mask);
             if (!w.alive(e)) return false;
         }
         if (w.observers_.any_remove())
             for (size_t i = 0; i < N; ++i) {
-                if (!w.observers_.has_remove(ids[i]) || !w.entities_[e.index].archetype->has(ids[i])) continue;
-                w.observers_.fire_on_remove(w, w.entities_, e, ids[i]);
+                if (!w.observers_.has_remove(ids[i]) || !w.arch_of(e).has(ids[i])) continue;
+                w.observers_.fire_on_remove(w, w.lookup(), e, ids[i]);
                 if (!w.alive(e)) return false;
             }
         return true;
@@ -232,7 +232,7 @@ struct StructuralOps {
         if (!ECS_CHECK(w.alive(e), entity_message("World::emplace", type_name<T>(), e, "is not alive")))
             return fallback_object<T>();
         const ComponentTypeID id = ensure_column_factory<T>();
-        Archetype* src = w.entities_[e.index].archetype;
+        Archetype* src = &w.arch_of(e);
         if (src->has(id)) return replace<T>(w, e, id, std::forward<Args>(args)...);
         if (!ECS_CHECK(!w.iterating(), detailed_message("World::emplace: structural change during iteration (use deferred())",
                                                        type_name<T>(), e)))
@@ -240,9 +240,9 @@ struct StructuralOps {
         Archetype* dst = w.graph_.add_target(*src, id);
         if (dst == nullptr) return fallback_object<T>();
         if (ECS_UNLIKELY(w.observers_.any_query())) {
-            w.observers_.fire_leave(w, w.entities_, e, &dst->mask);
+            w.observers_.fire_leave(w, w.lookup(), e, &dst->mask);
             if (!w.alive(e)) return fallback_object<T>();
-            Archetype* now = w.entities_[e.index].archetype;
+            Archetype* now = &w.arch_of(e);
             if (now != src) { // a hook moved `e`: continue from where it is (on_leave does not fire again)
                 if (now->has(id)) return replace<T>(w, e, id, std::forward<Args>(args)...);
                 src = now;
@@ -257,9 +257,9 @@ struct StructuralOps {
         } else {
             insert<T>(w, e, *src, *dst, id, std::forward<Args>(args)...);
         }
-        if (ECS_UNLIKELY(w.observers_.any_add())) w.observers_.fire_on_add(w, w.entities_, e, id);
-        if (ECS_UNLIKELY(w.observers_.any_set())) w.observers_.fire_on_set(w, w.entities_, e, id);
-        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.entities_, e, &src->mask);
+        if (ECS_UNLIKELY(w.observers_.any_add())) w.observers_.fire_on_add(w, w.lookup(), e, id);
+        if (ECS_UNLIKELY(w.observers_.any_set())) w.observers_.fire_on_set(w, w.lookup(), e, id);
+        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.lookup(), e, &src->mask);
         return reread<T>(w, e, id);
     }
 
@@ -278,7 +278,7 @@ struct StructuralOps {
         const Entity filled = src.move_row_into(src_row, dst, dst_row);
         if (filled != INVALID_ENTITY) w.entities_[filled.index].row = src_row;
         EntityRecord& rec = w.entities_[e.index];
-        rec.archetype = &dst;
+        rec.archetype = dst.id;
         rec.row = dst_row;
     }
 
@@ -290,7 +290,7 @@ struct StructuralOps {
     static T& replace(World& w, Entity e, ComponentTypeID id, Args&&... args) {
         if constexpr (!is_tag_v<T>) {
             const EntityRecord& r = w.entities_[e.index];
-            T* slot = static_cast<T*>(r.archetype->column(id).at(r.row));
+            T* slot = static_cast<T*>(w.arch_of(r).column(id).at(r.row));
             if constexpr ((is_plain_number_v<std::decay_t<Args>> && ...)) {
                 rebuild_from_copies<T>(slot, std::decay_t<Args>(args)...);
             } else {
@@ -302,7 +302,7 @@ struct StructuralOps {
             (void)T(std::forward<Args>(args)...);
         }
         if (ECS_UNLIKELY(w.graph_.any_tracked())) w.touch(e, id);
-        if (ECS_UNLIKELY(w.observers_.any_set())) w.observers_.fire_on_set(w, w.entities_, e, id);
+        if (ECS_UNLIKELY(w.observers_.any_set())) w.observers_.fire_on_set(w, w.lookup(), e, id);
         return reread<T>(w, e, id);
     }
 
@@ -323,8 +323,8 @@ struct StructuralOps {
     static T& reread(World& w, Entity e, ComponentTypeID id) noexcept {
         if (!w.alive(e)) return fallback_object<T>();
         const EntityRecord& r = w.entities_[e.index];
-        if (!r.archetype->has(id)) return fallback_object<T>();
-        return *static_cast<T*>(r.archetype->column(id).at(r.row));
+        if (!w.arch_of(r).has(id)) return fallback_object<T>();
+        return *static_cast<T*>(w.arch_of(r).column(id).at(r.row));
     }
 
     // -- bulk operations ------------------------------------------------------------------------------
@@ -342,7 +342,7 @@ struct StructuralOps {
             const SparseSet* set = room != nullptr ? room->set(id) : nullptr;
             return set != nullptr && set->contains(e.index);
         }
-        return w.entities_[e.index].archetype->has(id);
+        return w.arch_of(e).has(id);
     }
 
     /// The entities of `q`'s archetypes, archetype order then row order ([sparse] a query naming sparse
@@ -373,7 +373,7 @@ struct StructuralOps {
         const Entity* moved = dst.entities.data() + base;
         for (size_t r = 0; r < rows; ++r) {
             EntityRecord& rec = records[moved[r].index];
-            rec.archetype = &dst;
+            rec.archetype = dst.id;
             rec.row = base + static_cast<uint32_t>(r);
         }
         return rows;

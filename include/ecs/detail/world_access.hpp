@@ -27,6 +27,10 @@ struct WorldAccess {
     static const OwnedArray<Archetype>& archetypes(const World& w) noexcept { return w.graph_.all(); }
     static PodArray<EntityRecord>& records(World& w) noexcept { return w.entities_.records(); }
     static const PodArray<EntityRecord>& records(const World& w) noexcept { return w.entities_.records(); }
+    /// The current generation of slot `slot` (live: the one stored with its row).
+    static uint32_t generation(const World& w, uint32_t slot) noexcept {
+        return w.entities_.generation(slot, w.graph_.all().begin());
+    }
     /// The free slots, the next one to be reused last.
     static std::vector<uint32_t> free_list(const World& w) { return w.entities_.free_list(); }
     /// Replaces the free list (`slots.back()` is reused first). @pre in range, dead, listed once.
@@ -78,11 +82,11 @@ struct WorldAccess {
     static void cancel_reservation(World& w, Entity slot) noexcept { w.entities_.cancel_reservation(slot); }
     /// Runs the on_add hooks of component `id` for `e` (no-op when none are registered).
     static void fire_on_add(World& w, Entity e, ComponentTypeID id) {
-        if (w.observers_.any_add()) w.observers_.fire_on_add(w, w.entities_, e, id);
+        if (w.observers_.any_add()) w.observers_.fire_on_add(w, w.lookup(), e, id);
     }
     /// Runs the on_enter observers for `e`, created by the caller (after its on_add hooks).
     static void fire_on_enter(World& w, Entity e) {
-        if (w.observers_.any_query()) w.observers_.fire_enter(w, w.entities_, e, nullptr);
+        if (w.observers_.any_query()) w.observers_.fire_enter(w, w.lookup(), e, nullptr);
     }
     /// Destroys every entity without running hooks; slots return to the state of a new world.
     /// Archetypes are kept (they are never freed).
@@ -121,7 +125,7 @@ inline bool World::check_invariants() const {
             const Entity e = arch.entities[row];
             if (e.index == 0 || e.index >= entities_.size()) return false;
             const EntityRecord& r = entities_[e.index];
-            if (r.archetype != &arch || r.row != row || r.generation != e.generation) return false;
+            if (r.archetype != arch.id || r.row != row || graph_[arch.id] != &arch) return false;
         }
         live += arch.size();
     }
@@ -131,13 +135,13 @@ inline bool World::check_invariants() const {
             if (!set.check() || is_sparse_id(id) == false) return false;
             bool members_alive = true;
             set.each([&](uint32_t index, const void*) {
-                members_alive = members_alive && index < entities_.size() && entities_[index].archetype != nullptr;
+                members_alive = members_alive && index < entities_.size() && entities_[index].live();
             });
             if (!members_alive) return false;
         }
     bool names_alive = true; // names belong to live entities only
     names_.each([&](Entity e, std::string_view) { names_alive = names_alive && alive(e); });
-    return entities_.check(live) && names_.check() && names_alive && relations_.check(entities_); // [relations]
+    return entities_.check(live) && names_.check() && names_alive && relations_.check(lookup()); // [relations]
 }
 
 } // namespace ecs
