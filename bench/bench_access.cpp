@@ -59,5 +59,41 @@ void BM_Raw_GetRandom(benchmark::State& state) {
 }
 ECS_BENCH_SCALING(BM_Raw_GetRandom);
 
+/// Second baseline (#20): what any handle-based store must do at least. The handles are indices into
+/// an 8-byte record array {table, row} (ecs's EntityRecord layout) and the value is read from the
+/// row the record names: two dependent random reads per get, hand-written for one table. The ratio
+/// get / this is what ecs's lookup costs beyond the physical minimum of its design.
+void BM_Raw_GetRandomTwoLevel(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    struct Record {
+        uint32_t table;
+        uint32_t row;
+    };
+    std::vector<Position> positions(n);
+    std::vector<Record> records(n);
+    for (size_t i = 0; i < n; ++i) {
+        positions[i] = position_of(i);
+        records[i] = Record{0, static_cast<uint32_t>(i)};
+    }
+    const std::vector<uint32_t> handles = shuffled_indices(n);
+    for (auto _ : state) {
+        const Position* p = positions.data();
+        const Record* r = records.data();
+        float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        size_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            s0 += p[r[handles[i]].row].x;
+            s1 += p[r[handles[i + 1]].row].x;
+            s2 += p[r[handles[i + 2]].row].x;
+            s3 += p[r[handles[i + 3]].row].x;
+        }
+        for (; i < n; ++i) s0 += p[r[handles[i]].row].x;
+        float sum = (s0 + s1) + (s2 + s3);
+        benchmark::DoNotOptimize(sum);
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+ECS_BENCH_SCALING(BM_Raw_GetRandomTwoLevel);
+
 } // namespace
 } // namespace bench

@@ -149,7 +149,7 @@ public:
      * Destroys the components at `row` and fills the row from the last one, in one pass per column.
      * @return the entity that now occupies `row`, or INVALID_ENTITY when `row` was the last row.
      */
-    Entity erase_row(size_t row) noexcept {
+    ECS_FORCEINLINE Entity erase_row(size_t row) noexcept {
         const size_t last = entities.size() - 1;
         if (ECS_LIKELY(all_trivial)) {
             // Plain bytes: nothing to destroy, one copy per column fills the hole (tags copy nothing).
@@ -169,7 +169,7 @@ public:
 
     /// Moves the last entity handle into `row` (the columns are already dealt with) and drops the
     /// last row. @return the entity now at `row`, or INVALID_ENTITY when `row` was the last row.
-    Entity pop_into(size_t row) noexcept {
+    ECS_FORCEINLINE Entity pop_into(size_t row) noexcept {
         const size_t last = entities.size() - 1;
         Entity moved = INVALID_ENTITY;
         if (row != last) {

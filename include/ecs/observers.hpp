@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "archetype.hpp"
@@ -68,11 +69,11 @@ public:
         return [f = std::move(fn)](World& w, Entity e, void* p) { f(w, e, *static_cast<T*>(p)); };
     }
 
-    ObserverId add_on_add(ComponentTypeID id, ErasedHook&& fn) { return add_hook(add_, add_mask_, any_add_, id, std::move(fn)); }
+    ObserverId add_on_add(ComponentTypeID id, ErasedHook&& fn) { return add_hook(add_, add_mask_, kinds_.add, id, std::move(fn)); }
     ObserverId add_on_remove(ComponentTypeID id, ErasedHook&& fn) {
-        return add_hook(remove_, remove_mask_, any_remove_, id, std::move(fn));
+        return add_hook(remove_, remove_mask_, kinds_.remove, id, std::move(fn));
     }
-    ObserverId add_on_set(ComponentTypeID id, ErasedHook&& fn) { return add_hook(set_, set_mask_, any_set_, id, std::move(fn)); }
+    ObserverId add_on_set(ComponentTypeID id, ErasedHook&& fn) { return add_hook(set_, set_mask_, kinds_.set, id, std::move(fn)); }
     /// A query observer over `include` / `exclude`; `enter` picks on_enter (else on_leave).
     ObserverId add_query_observer(bool enter, const ComponentMask& include, const ComponentMask& exclude, bool impossible,
                                   EntityHook&& fn) {
@@ -84,7 +85,7 @@ public:
         hook->id = next_id_++;
         const ObserverId id{hook->id, serial_};
         (enter ? enter_ : leave_).push_back(std::move(hook));
-        any_query_ = true;
+        kinds_.query = true;
         return id;
     }
 
@@ -101,13 +102,18 @@ public:
     }
 
     /// True when some on_add hook exists (the one branch structural paths take when there is none).
-    [[nodiscard]] ECS_FORCEINLINE bool any_add() const noexcept { return any_add_; }
-    [[nodiscard]] ECS_FORCEINLINE bool any_remove() const noexcept { return any_remove_; }
-    [[nodiscard]] ECS_FORCEINLINE bool any_set() const noexcept { return any_set_; }
+    [[nodiscard]] ECS_FORCEINLINE bool any_add() const noexcept { return kinds_.add; }
+    [[nodiscard]] ECS_FORCEINLINE bool any_remove() const noexcept { return kinds_.remove; }
+    [[nodiscard]] ECS_FORCEINLINE bool any_set() const noexcept { return kinds_.set; }
     /// True when some on_enter / on_leave observer exists.
-    [[nodiscard]] ECS_FORCEINLINE bool any_query() const noexcept { return any_query_; }
-    /// True when any observer of any kind exists (one test for the paths that have no hook to run).
-    [[nodiscard]] ECS_FORCEINLINE bool any() const noexcept { return (any_add_ | any_remove_ | any_set_ | any_query_) != 0; }
+    [[nodiscard]] ECS_FORCEINLINE bool any_query() const noexcept { return kinds_.query; }
+    /// True when any observer of any kind exists: one load and one test for the paths that have no
+    /// hook to run (destroy's fast path).
+    [[nodiscard]] ECS_FORCEINLINE bool any() const noexcept {
+        uint32_t word;
+        std::memcpy(&word, &kinds_, sizeof word);
+        return word != 0;
+    }
     /// True when an on_remove hook exists for one of the types of `mask`.
     [[nodiscard]] bool any_remove_in(const ComponentMask& mask) const noexcept { return (mask & remove_mask_).any(); }
     /// [sparse] any_remove_in, counting the sparse components of entity slot `index` too.
@@ -318,12 +324,12 @@ private:
             }
             any = mask.any();
         };
-        sweep_table(add_, add_mask_, any_add_);
-        sweep_table(remove_, remove_mask_, any_remove_);
-        sweep_table(set_, set_mask_, any_set_);
+        sweep_table(add_, add_mask_, kinds_.add);
+        sweep_table(remove_, remove_mask_, kinds_.remove);
+        sweep_table(set_, set_mask_, kinds_.set);
         sweep(enter_);
         sweep(leave_);
-        any_query_ = !enter_.empty() || !leave_.empty();
+        kinds_.query = !enter_.empty() || !leave_.empty();
     }
 
     /// Runs the live hooks of `id` on `e`, re-reading the record before each one: a hook may move rows
@@ -353,10 +359,13 @@ private:
     ComponentMask add_mask_;
     ComponentMask remove_mask_;
     ComponentMask set_mask_;
-    bool any_add_ = false;
-    bool any_remove_ = false;
-    bool any_set_ = false;
-    bool any_query_ = false;
+    struct Kinds { ///< which kinds of observer exist (four bytes: any() reads them at once)
+        bool add = false;
+        bool remove = false;
+        bool set = false;
+        bool query = false;
+    } kinds_;
+    static_assert(sizeof(Kinds) == sizeof(uint32_t), "Observers::any() reads the four flags as one word");
     bool garbage_ = false;      ///< some hook was disconnected and not freed yet
     uint32_t dispatching_ = 0;  ///< nested dispatch depth
     uint32_t next_id_ = 1;

@@ -128,8 +128,12 @@ public:
     void destroy(Entity e) {
         if (!alive(e)) return;
         if (!ECS_CHECK(!iterating(), "World::destroy: structural change during iteration (use deferred())")) return;
-        if (ECS_UNLIKELY(relations_.any())) return relations_destroy(e); // [relations] pairs, cascades
-        destroy_entity<false>(e);
+        if (ECS_UNLIKELY(observers_.any() || relations_.any() || graph_.sparse() != nullptr || names_.any()))
+            return destroy_observed(e); // hooks, pairs, sparse components or names to deal with
+        const EntityRecord rec = entities_[e.index]; // #20: the plain path, nothing else to call
+        const Entity moved = arch_of(rec).erase_row(rec.row);
+        if (moved != INVALID_ENTITY) entities_[moved.index].row = rec.row;
+        entities_.release(e);
     }
 
     /// @brief True when `e` names a live entity of this world.
@@ -196,6 +200,11 @@ private:
     }
     /// [relations] destroy() in a world holding pairs (detail/relation_ops.hpp).
     void relations_destroy(Entity e);
+    /// destroy() of live `e` in a world with observers, pairs, sparse components or names.
+    ECS_NOINLINE void destroy_observed(Entity e) {
+        if (relations_.any()) relations_destroy(e); // [relations] pairs, cascades
+        else destroy_entity<false>(e);
+    }
 
 public:
 
