@@ -6,7 +6,7 @@
  *
  * | room             | header                 | owns                                                  |
  * |------------------|------------------------|-------------------------------------------------------|
- * | entity index     | entity_index.hpp       | records (archetype, row, generation), free list       |
+ * | entity index     | entity_index.hpp       | 8-byte records (archetype index, row), free list      |
  * | archetype        | archetype.hpp          | one table's rows: growth, migration, swap-remove      |
  * | archetype graph  | archetype_graph.hpp    | every archetype, the type-set index, edges, packs     |
  * | query engine     | query.hpp              | terms, filters, caches, chunks, handles, row loops    |
