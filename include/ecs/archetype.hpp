@@ -170,17 +170,13 @@ public:
     /// Moves the last entity handle into `row` (the columns are already dealt with) and drops the
     /// last row. @return the entity now at `row`, or INVALID_ENTITY when `row` was the last row.
     ECS_FORCEINLINE Entity pop_into(size_t row) noexcept {
-        const size_t last = entities.size() - 1;
-        Entity moved = INVALID_ENTITY;
-        if (row != last) {
-            moved = entities[last];
-            entities[row] = moved;
-        }
-        entities.pop_back();
-        if (ECS_UNLIKELY(ticks.active())) ticks.erase(row);
-        if (ECS_UNLIKELY(enable.any())) enable.erase(row, last); // [enable]
-        return moved;
+        if (ECS_UNLIKELY(has_side_rows())) return pop_side_rows(row);
+        return pop_handle(row);
     }
+
+    /// True when rows carry more than columns: tick columns (a tracked type) or disabled bits. Row
+    /// operations test this once and leave the rest to a function of its own.
+    [[nodiscard]] ECS_FORCEINLINE bool has_side_rows() const noexcept { return ticks.active() || enable.any(); }
 
     /// Result of move_row_to(): the row the entity got in the destination, and the entity that
     /// filled the hole it left (INVALID_ENTITY when it was the last row).
@@ -237,9 +233,8 @@ public:
         } else {
             move_columns(src_row, last, dst, dst_row);
         }
-        if (ECS_UNLIKELY(ticks.active())) move_ticks(src_row, dst, dst_row);
-        if (ECS_UNLIKELY(enable.any())) move_enable(src_row, dst, dst_row); // [enable]
-        return pop_into(src_row);
+        if (ECS_UNLIKELY(has_side_rows())) return move_side_rows(src_row, dst, dst_row);
+        return pop_handle(src_row);
     }
 
     /**
@@ -438,6 +433,32 @@ public:
     detail::RowTicks ticks;                 ///< tick columns of the tracked types (change_detection.hpp)
 
 private:
+    /// pop_into() without side rows: the last handle fills `row`, the last row goes.
+    ECS_FORCEINLINE Entity pop_handle(size_t row) noexcept {
+        const size_t last = entities.size() - 1;
+        Entity moved = INVALID_ENTITY;
+        if (row != last) {
+            moved = entities[last];
+            entities[row] = moved;
+        }
+        entities.pop_back();
+        return moved;
+    }
+    /// pop_into() when ticks or disabled bits go along with the rows.
+    ECS_NOINLINE Entity pop_side_rows(size_t row) noexcept {
+        const size_t last = entities.size() - 1;
+        const Entity moved = pop_handle(row);
+        if (ticks.active()) ticks.erase(row);
+        if (enable.any()) enable.erase(row, last); // [enable]
+        return moved;
+    }
+    /// The end of move_row_into() when ticks or disabled bits go along with the rows.
+    ECS_NOINLINE Entity move_side_rows(uint32_t src_row, Archetype& dst, uint32_t dst_row) {
+        if (ticks.active()) move_ticks(src_row, dst, dst_row);
+        if (enable.any()) move_enable(src_row, dst, dst_row); // [enable]
+        return pop_side_rows(src_row);
+    }
+
     /// Copies the ticks of the moving row to `dst` (which already pushed a row stamped "added now":
     /// the types `dst` gains keep that stamp). The source row's ticks go with pop_into.
     ECS_NOINLINE void move_ticks(uint32_t src_row, Archetype& dst, uint32_t dst_row) noexcept {

@@ -938,9 +938,11 @@ private:
     ECS_FORCEINLINE void finish_add(Entity e, ComponentTypeID id, AddSlot slot, C& value) {
         if (slot.kind == AddSlot::FRESH) {
             if constexpr (!detail::is_tag_v<C>) ::new (slot.at) C(std::move(value));
-            if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, lookup(), e, id);
-            if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id); // [change]
-            if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, &slot.from->mask);
+            if (ECS_UNLIKELY(observers_.any())) { // one test when there is no observer (#20)
+                if (observers_.any_add()) observers_.fire_on_add(*this, lookup(), e, id);
+                if (observers_.any_set()) observers_.fire_on_set(*this, lookup(), e, id); // [change]
+                if (observers_.any_query()) observers_.fire_enter(*this, lookup(), e, &slot.from->mask);
+            }
         } else if (slot.kind == AddSlot::EXISTING) {
             if constexpr (!detail::is_tag_v<C>) {
                 C* existing = static_cast<C*>(slot.at);
@@ -961,18 +963,24 @@ private:
         if (!ECS_CHECK(!iterating(), detail::detailed_message("World::remove: structural change during iteration (use deferred())",
                                                              component_info(id).name, e)))
             return;
-        if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_leave before on_remove
+        if (ECS_LIKELY(!observers_.any())) { // one test when there is no observer (#20)
+            EntityRecord& rec = entities_[e.index];
+            Archetype& src = arch_of(rec);
+            migrate(rec, e, src, *graph_.remove_target(src, id));
+            return;
+        }
+        if (observers_.any_query()) { // [change] on_leave before on_remove
             Archetype& from = arch_of(e);
             observers_.fire_leave(*this, lookup(), e, &graph_.remove_target(from, id)->mask);
             if (!alive(e) || !arch_of(e).has(id)) return;
         }
-        if (ECS_UNLIKELY(observers_.any_remove()) && observers_.has_remove(id)) {
+        if (observers_.any_remove() && observers_.has_remove(id)) {
             observers_.fire_on_remove(*this, lookup(), e, id);
             if (!alive(e) || !arch_of(e).has(id)) return;
         }
         EntityRecord& rec = entities_[e.index]; // re-read: a hook may have grown the records
         Archetype& src = arch_of(rec);
-        if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_enter after the move
+        if (observers_.any_query()) { // [change] on_enter after the move
             ComponentMask before = src.mask; // [enable] a disabled `id` was absent already
             if (src.enable.any() && src.disabled(id, rec.row)) before.reset(id);
             migrate(rec, e, src, *graph_.remove_target(src, id));
