@@ -889,8 +889,10 @@ private:
             e = spawn(arch, row);
         }
         (construct_at<detail::bare_t<Ts>>(arch, row, std::forward<Vs>(values)), ...);
-        if (ECS_UNLIKELY(observers_.any_add())) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
-        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
+        if (ECS_UNLIKELY(observers_.any())) { // one test when there is no observer (#20)
+            if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
+            if (observers_.any_query()) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
+        }
         return e;
     }
 
