@@ -35,6 +35,7 @@
 
 #include <ecs/ecs.hpp>
 
+#include "changed_pass.hpp"
 #include "scenes.hpp"
 #include "snapshot_check.hpp"
 
@@ -82,6 +83,8 @@ struct Options {
     bool describe = false;
     std::string save; ///< --save FILE: the snapshot of the round trip's world
     std::string load; ///< --load FILE: load and check a snapshot instead of running scenes
+    bool changed = false;    ///< --changed: the change-detection comparison instead of the scenes
+    double changed_pct = 1.0; ///< --changed-pct P: percent of the bodies that move per frame
 };
 
 const char* const HELP = R"(stress_harness: how many entities can this ECS run within one frame, here?
@@ -121,6 +124,16 @@ Usage: stress_harness [options]
   --load FILE         run nothing: load the snapshot FILE (written by --save, or
                       edited by examples/python/edit_snapshot.py), check it and
                       print its summary line; exit status 1 if it does not load
+  --changed           run nothing else: measure what change detection saves. N
+                      bodies (--entities, default 1000000) in one archetype, of
+                      which a scattered --changed-pct percent move each frame
+                      (stamped changed by a mutable get); a system mirrors
+                      every Position (a GPU upload) twice: through a
+                      Changed<Position> query handle and with a full pass.
+                      Prints both times per frame, entities processed vs
+                      total, and checks that the two mirrors are equal (exit
+                      status 1 if not). --frames as for a run (default 60)
+  --changed-pct P     percent of the bodies moving per frame (default 1)
   --help              this text
 
 Output: per scene, the ramp steps (or the run), then a table of systems with
@@ -189,6 +202,15 @@ int parse_options(int argc, char** argv, Options& o) {
         } else if (arg == "--save" && value != nullptr) {
             o.save = value;
             ++i;
+        } else if (arg == "--changed") {
+            o.changed = true;
+        } else if (arg == "--changed-pct" && value != nullptr) {
+            o.changed_pct = std::atof(value);
+            ++i;
+            if (!(o.changed_pct >= 0.0 && o.changed_pct <= 100.0)) {
+                std::fprintf(stderr, "stress_harness: --changed-pct needs a percentage in [0, 100]\n");
+                return 2;
+            }
         } else if (arg == "--load" && value != nullptr) {
             o.load = value;
             ++i;
@@ -504,6 +526,27 @@ const char* compiler() {
 #endif
 }
 
+/// --changed: the Changed<Position> mirror pass against a full one (changed_pass.hpp).
+int run_changed(const Options& o) {
+    const size_t n = o.entities != 0 ? o.entities : 1000000;
+    const size_t frames = o.frames != 0 ? o.frames : 60;
+    std::printf("ecs %d.%d.%d stress harness --changed: %zu bodies, %.3g%% of them (scattered) move per frame, %zu frames\n",
+                ECS_VERSION_MAJOR, ECS_VERSION_MINOR, ECS_VERSION_PATCH, n, o.changed_pct, frames);
+    std::printf("times are %s, median per frame\n", o.wall ? "wall-clock" : "this thread's CPU time");
+    const harness::ChangedPassReport r = harness::run_changed_pass(n, frames, o.changed_pct, o.seed, measure_ms);
+    const Stats move = summarize(r.move_ms), changed = summarize(r.changed_ms), full = summarize(r.full_ms);
+    std::printf("  move (mutable get<Position> per mover)    %9.3f ms\n", move.median);
+    std::printf("  mirror, Changed<Position> handle          %9.3f ms  %.0f of %zu entities processed (%.2f%%)\n",
+                changed.median, r.changed_rows_per_frame, n,
+                n != 0 ? 100.0 * r.changed_rows_per_frame / static_cast<double>(n) : 0.0);
+    std::printf("  mirror, full pass                         %9.3f ms  %zu of %zu entities processed\n", full.median, n, n);
+    std::printf("  Changed pass / full pass: %.3fx the time, %.2fx the entities\n",
+                full.median > 0 ? changed.median / full.median : 0.0,
+                n != 0 ? r.changed_rows_per_frame / static_cast<double>(n) : 0.0);
+    std::printf("mirrors equal: %s\n", r.mirrors_equal ? "yes" : "NO (the Changed pass missed a change)");
+    return r.mirrors_equal ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -523,6 +566,8 @@ int main(int argc, char** argv) {
         std::printf("snapshot check: OK (hierarchy consistent, invariants hold)\n");
         return 0;
     }
+
+    if (o.changed) return run_changed(o);
 
     const Clock::time_point start = Clock::now();
     Progress progress;

@@ -274,7 +274,7 @@ public:
                     detail::TickColumn* to = from != nullptr ? dst.ticks_of(columns[c].type_id) : nullptr;
                     if (to == nullptr) continue;
                     for (size_t row = 0; row < n; ++row)
-                        to->set(base + row, from->added.data()[row], from->changed.data()[row]);
+                        to->set(base + row, from->added.data()[row], from->changed_tick(row));
                 }
         }
         if (ECS_UNLIKELY(enable.any())) // [enable] disabled bits go along (types `dst` keeps, entity bits)
@@ -466,7 +466,7 @@ private:
             const detail::TickColumn* from = ticks.column(c);
             if (from == nullptr) continue;
             detail::TickColumn* to = dst.ticks_of(columns[c].type_id);
-            if (to != nullptr) to->set(dst_row, from->added.data()[src_row], from->changed.data()[src_row]);
+            if (to != nullptr) to->set(dst_row, from->added.data()[src_row], from->changed_tick(src_row));
         }
     }
 

@@ -18,7 +18,16 @@
  *
  * Per column the archetype also keeps the highest tick ever stamped (`max_added`, `max_changed`), and
  * one bound per block of 1,024 rows, so a `Changed<T>` run skips an archetype, or a block, where
- * nothing changed since its last run without reading its rows.
+ * nothing changed since its last run without reading its rows; and for `changed`, one bound per
+ * group of 16 rows (one cache line of ticks), so a run over scattered changes reads the tick lines
+ * of the groups where something changed only.
+ *
+ * A mutable pass that covers whole blocks (a system iterating an archetype) does not write the rows'
+ * `changed` ticks: it raises the block's floor (`block_floor`: every row of the block changed at or
+ * after it), so stamping costs O(blocks) instead of O(rows), and a Changed<T> run passes such a block
+ * whole without reading its rows. A row's tick is max(its `changed` entry, its block's floor)
+ * (`changed_tick`); a write that would lower a row below its block's floor (a row moved in) first
+ * folds the floor into the block's rows.
  *
  * Thread-safety: as the archetype that owns the ticks (stamping is a plain write).
  */
@@ -28,6 +37,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "config.hpp"
 #include "detail/pod_array.hpp"
 
 namespace ecs {
@@ -55,29 +65,60 @@ struct ChangeClock {
     Tick now = 1;
 };
 
-/// Ticks of one tracked column: per row when its value was added and last changed, and per block of
-/// BLOCK_ROWS rows an upper bound of both (a Changed/Added run skips blocks that cannot pass).
+/**
+ * @brief Ticks of one tracked column: per row when its value was added and last changed; per block
+ *        of BLOCK_ROWS rows an upper bound of both and a floor of `changed`; per group of GROUP_ROWS
+ *        rows a summary of `changed` (a Changed/Added run skips blocks and groups that cannot pass).
+ *
+ * Invariants, per group g of 16 rows (its rows' `changed` entries, floors left out):
+ * every entry <= group_changed[g]; the rows in group_rows[g] (bit i: row 16g+i) hold exactly
+ * group_changed[g]; the other rows hold <= group_below[g]. So a run with progress `since` where
+ * group_changed[g] > since >= group_below[g] passes exactly group_rows[g] without reading the ticks
+ * (the common case: a few rows written since the last run).
+ */
 struct TickColumn {
     static constexpr size_t BLOCK_SHIFT = 10;
     static constexpr size_t BLOCK_ROWS = size_t(1) << BLOCK_SHIFT;
+    static constexpr size_t GROUP_SHIFT = 4;
+    static constexpr size_t GROUP_ROWS = size_t(1) << GROUP_SHIFT;
 
     PodArray<Tick> added;
     PodArray<Tick> changed;
     PodArray<Tick> block_added;   ///< >= every `added` tick of the block (never lowered but by permute)
-    PodArray<Tick> block_changed; ///< >= every `changed` tick of the block
+    PodArray<Tick> block_changed; ///< >= every changed tick of the block (floor included)
+    PodArray<Tick> block_floor;   ///< <= every changed tick of the block: the block's rows changed at or after it (0: none)
+    PodArray<Tick> group_changed; ///< the highest `changed` entry of the group (see the invariants)
+    PodArray<Tick> group_below;   ///< >= the entries of the group's rows outside group_rows
+    PodArray<uint16_t> group_rows; ///< the group's rows whose entry is group_changed
     Tick max_added = 0;   ///< >= every tick in `added`: a conservative bound for the whole archetype
     Tick max_changed = 0; ///< >= every tick in `changed`
 
     [[nodiscard]] size_t size() const noexcept { return added.size(); }
+    /// The tick at which `row`'s value was last changed.
+    [[nodiscard]] Tick changed_tick(size_t row) const noexcept {
+        const Tick own = changed.data()[row];
+        const Tick floor = block_floor.data()[row >> BLOCK_SHIFT];
+        return own > floor ? own : floor;
+    }
 
-    /// Appends a row stamped `t`; `t` is the clock's current tick, the highest ever stamped.
+    /// Appends a row stamped `t`; `t` is the clock's current tick, the highest ever stamped (so at
+    /// least its block's floor and its group's entries).
     void push(Tick t) {
-        if ((added.size() & (BLOCK_ROWS - 1)) == 0) {
+        const size_t row = added.size();
+        if ((row & (BLOCK_ROWS - 1)) == 0) {
             block_added.push_back(t);
             block_changed.push_back(t);
+            block_floor.push_back(0);
         } else {
-            block_added.data()[added.size() >> BLOCK_SHIFT] = t;
-            block_changed.data()[added.size() >> BLOCK_SHIFT] = t;
+            block_added.data()[row >> BLOCK_SHIFT] = t;
+            block_changed.data()[row >> BLOCK_SHIFT] = t;
+        }
+        if ((row & (GROUP_ROWS - 1)) == 0) {
+            group_changed.push_back(t);
+            group_below.push_back(0);
+            group_rows.push_back(1);
+        } else {
+            stamp_group(row >> GROUP_SHIFT, bit_of(row), t);
         }
         added.push_back(t);
         changed.push_back(t);
@@ -86,52 +127,140 @@ struct TickColumn {
     }
     /// Sets both ticks of `row` (a row moved in from another archetype or from the last row).
     void set(size_t row, Tick add, Tick change) noexcept {
+        if (ECS_UNLIKELY(block_floor.data()[row >> BLOCK_SHIFT] > change)) fold_floor(row >> BLOCK_SHIFT);
         added.data()[row] = add;
         changed.data()[row] = change;
         raise(block_added.data()[row >> BLOCK_SHIFT], add);
         raise(block_changed.data()[row >> BLOCK_SHIFT], change);
+        const size_t g = row >> GROUP_SHIFT;
+        if (change >= group_changed.data()[g]) {
+            stamp_group(g, bit_of(row), change);
+        } else {
+            group_rows.data()[g] = static_cast<uint16_t>(group_rows.data()[g] & ~bit_of(row));
+            raise(group_below.data()[g], change);
+        }
         raise(max_added, add);
         raise(max_changed, change);
     }
+    /// Stamps `row` changed at `t` (the current tick).
     void touch(size_t row, Tick t) noexcept {
         changed.data()[row] = t;
         block_changed.data()[row >> BLOCK_SHIFT] = t;
+        stamp_group(row >> GROUP_SHIFT, bit_of(row), t);
         max_changed = t;
     }
+    /// Stamps rows [begin, begin + count) changed at `t` (the current tick): the blocks the range
+    /// covers whole (up to the last row) through their floor, the rest row by row.
     void touch_range(size_t begin, size_t count, Tick t) noexcept {
         if (count == 0) return;
-        Tick* p = changed.data() + begin;
-        for (size_t i = 0; i < count; ++i) p[i] = t;
-        for (size_t b = begin >> BLOCK_SHIFT; b <= (begin + count - 1) >> BLOCK_SHIFT; ++b) block_changed.data()[b] = t;
+        const size_t end = begin + count;
+        const size_t rows = added.size();
+        for (size_t b = begin >> BLOCK_SHIFT; b <= (end - 1) >> BLOCK_SHIFT; ++b) {
+            const size_t block_begin = b << BLOCK_SHIFT;
+            const size_t block_end = block_begin + BLOCK_ROWS < rows ? block_begin + BLOCK_ROWS : rows;
+            const size_t lo = begin > block_begin ? begin : block_begin;
+            const size_t hi = end < block_end ? end : block_end;
+            if (lo == block_begin && hi == block_end) {
+                block_floor.data()[b] = t;
+            } else {
+                Tick* p = changed.data();
+                for (size_t row = lo; row < hi; ++row) p[row] = t;
+                for (size_t g = lo >> GROUP_SHIFT; g <= (hi - 1) >> GROUP_SHIFT; ++g) {
+                    const size_t first = g << GROUP_SHIFT;
+                    const size_t from = lo > first ? lo - first : 0;
+                    const size_t to = hi < first + GROUP_ROWS ? hi - first : GROUP_ROWS;
+                    stamp_group(g, static_cast<uint16_t>(((1u << to) - 1u) & ~((1u << from) - 1u)), t);
+                }
+            }
+            block_changed.data()[b] = t;
+        }
         max_changed = t;
     }
     /// Swap-remove of `row`.
     void erase(size_t row) noexcept {
         const size_t last = added.size() - 1;
-        if (row != last) set(row, added.data()[last], changed.data()[last]);
+        if (row != last) set(row, added.data()[last], changed_tick(last));
         added.pop_back();
         changed.pop_back();
         if ((last & (BLOCK_ROWS - 1)) == 0) {
             block_added.pop_back();
             block_changed.pop_back();
+            block_floor.pop_back();
+        }
+        if ((last & (GROUP_ROWS - 1)) == 0) {
+            group_changed.pop_back();
+            group_below.pop_back();
+            group_rows.pop_back();
+        } else {
+            group_rows.data()[last >> GROUP_SHIFT] = static_cast<uint16_t>(group_rows.data()[last >> GROUP_SHIFT] & ~bit_of(last));
         }
     }
-    /// Recomputes the block bounds from the rows (after a permutation).
+    /// Writes every floor into its block's rows and clears it (before rows are reordered).
+    void fold_floors() noexcept {
+        for (size_t b = 0; b < block_floor.size(); ++b)
+            if (block_floor.data()[b] != 0) fold_floor(b);
+    }
+    /// Recomputes the block bounds and group summaries from the rows (after a permutation; floors
+    /// folded before it).
     void rebuild_blocks() noexcept {
         for (size_t b = 0; b < block_added.size(); ++b) block_added.data()[b] = block_changed.data()[b] = 0;
         for (size_t row = 0; row < added.size(); ++row) {
             raise(block_added.data()[row >> BLOCK_SHIFT], added.data()[row]);
             raise(block_changed.data()[row >> BLOCK_SHIFT], changed.data()[row]);
         }
+        for (size_t g = 0; g < group_changed.size(); ++g) summarize_group(g);
     }
     void clear() noexcept {
         added.clear();
         changed.clear();
         block_added.clear();
         block_changed.clear();
+        block_floor.clear();
+        group_changed.clear();
+        group_below.clear();
+        group_rows.clear();
     }
 
 private:
+    static uint16_t bit_of(size_t row) noexcept { return static_cast<uint16_t>(1u << (row & (GROUP_ROWS - 1))); }
+    /// Rows `bits` of group `g` now hold `t`, at least every entry of the group.
+    void stamp_group(size_t g, uint16_t bits, Tick t) noexcept {
+        Tick& top = group_changed.data()[g];
+        if (t > top) {
+            raise(group_below.data()[g], top); // the rows that held the old top, but for `bits`
+            top = t;
+            group_rows.data()[g] = bits;
+        } else {
+            group_rows.data()[g] = static_cast<uint16_t>(group_rows.data()[g] | bits);
+        }
+    }
+    /// Recomputes group `g`'s summary from its rows.
+    void summarize_group(size_t g) noexcept {
+        const size_t begin = g << GROUP_SHIFT;
+        const size_t end = begin + GROUP_ROWS < changed.size() ? begin + GROUP_ROWS : changed.size();
+        Tick top = 0;
+        for (size_t row = begin; row < end; ++row) raise(top, changed.data()[row]);
+        Tick below = 0;
+        uint16_t rows = 0;
+        for (size_t row = begin; row < end; ++row) {
+            if (changed.data()[row] == top) rows = static_cast<uint16_t>(rows | bit_of(row));
+            else raise(below, changed.data()[row]);
+        }
+        group_changed.data()[g] = top;
+        group_below.data()[g] = below;
+        group_rows.data()[g] = rows;
+    }
+    /// Writes the floor of block `b` into its rows (raising those below it) and clears it.
+    ECS_NOINLINE void fold_floor(size_t b) noexcept {
+        const Tick floor = block_floor.data()[b];
+        const size_t begin = b << BLOCK_SHIFT;
+        const size_t end = begin + BLOCK_ROWS < changed.size() ? begin + BLOCK_ROWS : changed.size();
+        Tick* p = changed.data();
+        for (size_t row = begin; row < end; ++row)
+            if (p[row] < floor) p[row] = floor;
+        for (size_t g = begin >> GROUP_SHIFT; g <= (end - 1) >> GROUP_SHIFT; ++g) summarize_group(g);
+        block_floor.data()[b] = 0;
+    }
     static void raise(Tick& bound, Tick t) noexcept {
         if (t > bound) bound = t;
     }
@@ -185,6 +314,7 @@ public:
         PodArray<Tick> scratch;
         for (auto& c : columns_) {
             if (c == nullptr) continue;
+            c->fold_floors();
             for (PodArray<Tick>* arr : {&c->added, &c->changed}) {
                 scratch.assign(arr->data(), arr->size());
                 for (size_t i = 0; i < order.size(); ++i) arr->data()[i] = scratch.data()[order[i]];

@@ -50,6 +50,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -702,6 +703,34 @@ ECS_FORCEINLINE void run_rows_absent(Func& fn, Archetype& a, size_t begin, size_
                                                           : term_offset<Terms>(term_column<Terms>(a), begin))...);
 }
 
+/// run_rows_absent for the many short runs of a change-filtered run: the term columns are looked up
+/// once per archetype, not once per run.
+template <bool WithEntity, typename... Terms>
+class CachedColumns {
+public:
+    template <typename Func>
+    ECS_FORCEINLINE void run(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        run_impl(fn, a, begin, count, absent, std::index_sequence_for<Terms...>{});
+    }
+
+private:
+    template <typename Func, size_t... Is>
+    ECS_FORCEINLINE void run_impl(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, std::index_sequence<Is...> seq) {
+        if (ECS_UNLIKELY(absent != 0)) { // [enable] an Optional term disabled on the run
+            run_rows_absent<WithEntity, Terms...>(fn, a, begin, count, absent, seq);
+            return;
+        }
+        if (&a != arch_) {
+            arch_ = &a;
+            columns_ = std::tuple<term_pointer_t<Terms>...>(term_column<Terms>(a)...);
+        }
+        run_rows<WithEntity, Terms...>(fn, count, a.entities.data() + begin, term_offset<Terms>(std::get<Is>(columns_), begin)...);
+    }
+
+    Archetype* arch_ = nullptr;
+    std::tuple<term_pointer_t<Terms>...> columns_{};
+};
+
 /// Runs `fn` over one run of rows (stamping the mutable terms first).
 template <bool WithEntity, typename... Terms, typename Func>
 void run_run(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent) {
@@ -851,57 +880,6 @@ void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth
     }
 }
 
-/**
- * @brief The rows of one archetype that pass a Changed/Added filter with progress `since`.
- *
- * `prepare` fetches the tick columns and says whether the archetype can hold a passing row at all
- * (its per-column bounds); `block_may_pass(b)` tests a block's bounds; `passes(row)` tests one row.
- */
-class ChangeFilter {
-public:
-    static constexpr size_t MAX_LISTED = 16;
-
-    ChangeFilter(const QueryCache& q, Tick since) noexcept : q_(q), since_(since) {}
-
-    bool prepare(const Archetype& arch) noexcept {
-        count_ = 0;
-        for (size_t i = 0; i < q_.changed.size(); ++i)
-            if (!take(arch.ticks_of(q_.changed.data()[i]), true)) return false;
-        for (size_t i = 0; i < q_.added.size(); ++i)
-            if (!take(arch.ticks_of(q_.added.data()[i]), false)) return false;
-        return true;
-    }
-    [[nodiscard]] bool block_may_pass(size_t block) const noexcept {
-        for (size_t i = 0; i < count_; ++i)
-            if (blocks_[i][block] <= since_) return false;
-        return true;
-    }
-    /// The one tick array to test when a single type is listed, else nullptr.
-    [[nodiscard]] const Tick* single() const noexcept { return count_ == 1 ? rows_[0] : nullptr; }
-    [[nodiscard]] ECS_FORCEINLINE bool passes(size_t row) const noexcept {
-        for (size_t i = 0; i < count_; ++i)
-            if (rows_[i][row] <= since_) return false;
-        return true;
-    }
-
-private:
-    bool take(const TickColumn* c, bool changed) noexcept {
-        if (c == nullptr || (changed ? c->max_changed : c->max_added) <= since_) return false;
-        if (count_ < MAX_LISTED) {
-            rows_[count_] = changed ? c->changed.data() : c->added.data();
-            blocks_[count_] = changed ? c->block_changed.data() : c->block_added.data();
-            ++count_;
-        }
-        return true;
-    }
-
-    const QueryCache& q_;
-    Tick since_;
-    const Tick* rows_[MAX_LISTED] = {};
-    const Tick* blocks_[MAX_LISTED] = {};
-    size_t count_ = 0;
-};
-
 /// True when every type of the cache's Changed/Added lists is tracked; asserts otherwise.
 inline bool change_filter_tracked(const QueryCache& q, const ArchetypeGraph& graph) noexcept {
     for (size_t i = 0; i < q.changed.size(); ++i)
@@ -923,76 +901,23 @@ inline bool change_filter_tracked(const QueryCache& q, const ArchetypeGraph& gra
     return true;
 }
 
-/// The maximal runs of rows of `a` passing the prepared change filter: `visit(arch, begin, count)`.
-template <typename Visit>
-void changed_runs(const ChangeFilter& filter, Tick since, Archetype* a, Visit& visit) {
-    constexpr size_t BLOCK = TickColumn::BLOCK_ROWS;
-    {
-        const size_t n = a->size();
-        size_t run_begin = 0;
-        size_t run_size = 0;
-        for (size_t block_begin = 0; block_begin < n; block_begin += BLOCK) {
-            const size_t block_end = block_begin + BLOCK < n ? block_begin + BLOCK : n;
-            if (!filter.block_may_pass(block_begin / BLOCK)) {
-                if (run_size != 0) visit(*a, run_begin, run_size);
-                run_size = 0;
-                continue;
-            }
-            const Tick* single = filter.single();
-            if (single != nullptr) { // one listed type: a tight scan for the next passing row
-                size_t row = block_begin;
-                while (row < block_end) {
-                    if (single[row] <= since) {
-                        if (run_size != 0) {
-                            visit(*a, run_begin, run_size);
-                            run_size = 0;
-                        }
-                        ++row;
-                        for (; row + 16 <= block_end; row += 16) { // 16 at a time, branch-free inside
-                            unsigned any = 0;
-                            for (size_t k = 0; k < 16; ++k) any |= unsigned(single[row + k] > since);
-                            if (any != 0) break;
-                        }
-                        while (row < block_end && single[row] <= since) ++row;
-                        continue;
-                    }
-                    if (run_size == 0) run_begin = row;
-                    ++run_size;
-                    ++row;
-                }
-                continue;
-            }
-            for (size_t row = block_begin; row < block_end; ++row) {
-                if (filter.passes(row)) {
-                    if (run_size == 0) run_begin = row;
-                    ++run_size;
-                } else if (run_size != 0) {
-                    visit(*a, run_begin, run_size);
-                    run_size = 0;
-                }
-            }
-        }
-        if (run_size != 0) visit(*a, run_begin, run_size);
-    }
-}
-
-
 /// Calls `visit(arch, begin, count, absent)` for each maximal run of rows of `q` passing the change
-/// filter and the enable rules (see for_each_run).
+/// filter and the enable rules (see for_each_run). `prefetch_rows`: the visits read the rows (a run,
+/// not count()): the columns of the passing rows are prefetched (see changed_runs).
 template <typename Visit>
-void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit) {
-    ChangeFilter filter(q, since);
+void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit, bool prefetch_rows = false) {
+    ChangeFilter filter(q, since, prefetch_rows);
     for_each_archetype(q, [&](Archetype& arch, bool candidate) {
         if (arch.size() == 0 || !filter.prepare(arch)) return;
         if (ECS_LIKELY(!candidate && !arch.enable.any())) {
             auto whole = [&](Archetype& a, size_t begin, size_t count) { visit(a, begin, count, uint64_t(0)); };
-            changed_runs(filter, since, &arch, whole);
+            changed_runs(filter, &arch, whole);
             return;
         }
         EnableRowTest test; // [enable] each changed run is split further
         if (!test.prepare(q, arch)) return;
         auto split = [&](Archetype& a, size_t begin, size_t count) { test.runs(a, begin, begin + count, visit); };
-        changed_runs(filter, since, &arch, split);
+        changed_runs(filter, &arch, split);
     });
 }
 
@@ -1024,7 +949,7 @@ void for_each_changed_match(const ArchetypeGraph& graph, const QueryCache& q, Ti
  */
 template <typename Visit>
 void for_each_value_run(World* world, const QueryCache& q, const FilterValues& values, const Tick* since, bool may_reorder,
-                        Visit&& visit) {
+                        Visit&& visit, bool prefetch_rows = false) {
     auto tested = [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
         if (values.test_count == 0) {
             visit(arch, begin, count, absent);
@@ -1061,7 +986,7 @@ void for_each_value_run(World* world, const QueryCache& q, const FilterValues& v
         return;
     }
     if (since != nullptr) {
-        for_each_changed_run(q, *since, tested);
+        for_each_changed_run(q, *since, tested, prefetch_rows && values.test_count == 0);
         return;
     }
     for_each_run(q, tested);

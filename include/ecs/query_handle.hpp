@@ -126,9 +126,8 @@ public:
                 });
                 return;
             }
-            run_special([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
-                detail::run_rows_absent<with_entity, Terms...>(fn, arch, begin, count, absent, std::index_sequence_for<Terms...>{});
-            });
+            detail::CachedColumns<with_entity, Terms...> columns; // change-filtered runs are many and short
+            run_special([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) { columns.run(fn, arch, begin, count, absent); });
             return;
         }
         detail::run_query<with_entity, Terms...>(*graph_, *cache_, engine_->scope_depth(), fn);
@@ -242,7 +241,8 @@ private:
                                                    detail::touch_terms_present<Terms...>(arch, begin, count, absent,
                                                                                          std::index_sequence_for<Terms...>{});
                                            visit(arch, begin, count, absent);
-                                       });
+                                       },
+                                       true);
         }
         if (!changed) return;
         detail::ChangeClock& clock = *graph_->clock(); // tracked types exist, so the clock does
