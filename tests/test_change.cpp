@@ -53,6 +53,28 @@ TEST_CASE("change: tracking is opt-in, per world and type, and idempotent", "[ch
     CHECK_FALSE(other.tracks_changes<Pos>());
 }
 
+TEST_CASE("change: a clone tracks the same types; its values count as added in the copy", "[change]") {
+    ecs::World w;
+    w.track_changes<Pos>();
+    const ecs::Entity a = w.create_with(Pos{1, 1}, Vel{});
+    const ecs::Entity b = w.create_with(Pos{2, 2});
+    auto seen = w.query<const Pos>(ecs::Changed<Pos>{});
+    CHECK(visited(seen) == list(a, b));
+    ecs::World copy = w.clone();
+    CHECK(copy.tracks_changes<Pos>());
+    CHECK_FALSE(copy.tracks_changes<Vel>());
+    auto in_copy = copy.query<const Pos>(ecs::Added<Pos>{});
+    CHECK(visited(in_copy) == list(a, b)); // a new world: everything it holds was added to it
+    copy.get<Pos>(b).x = 5;
+    auto changed_copy = copy.query<const Pos>(ecs::Changed<Pos>{});
+    CHECK(visited(changed_copy) == list(a, b));
+    CHECK(visited(changed_copy).empty());
+    copy.get<Pos>(b).x = 6;
+    CHECK(visited(changed_copy) == list(b));
+    CHECK(visited(seen).empty()); // the original saw none of the copy's writes
+    CHECK(copy.check_invariants());
+}
+
 TEST_CASE("change: first run sees everything since tracking began, including earlier entities", "[change]") {
     ecs::World w;
     const ecs::Entity a = w.create_with(Pos{1, 1});

@@ -75,6 +75,12 @@ struct WorldCloner {
         WorldAccess::names(out).copy_from(WorldAccess::names(src));
         WorldAccess::relations(out).copy_from(WorldAccess::relations(src)); // [relations] the pairs, both directions
         if (room != nullptr) copy_sparse(*room, out);
+        // [change] The copy tracks the types the original tracks; its values count as added at the
+        // copy's first tick (ticks are a world's own clock, not copied).
+        const ArchetypeGraph& graph = WorldAccess::graph(src);
+        if (graph.any_tracked())
+            for (ComponentTypeID id = 0; id < ECS_MAX_COMPONENTS; ++id)
+                if (graph.tracks(id)) WorldAccess::track(out, id);
         return out;
     }
 

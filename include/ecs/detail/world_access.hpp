@@ -41,6 +41,8 @@ struct WorldAccess {
     static QueryEngine& queries(World& w) noexcept { return w.queries_; }
     static const QueryEngine& queries(const World& w) noexcept { return w.queries_; }
     static const ArchetypeGraph& graph(const World& w) noexcept { return w.graph_; }
+    /// [change] Starts tracking `id` in `w` (World::track_changes by id).
+    static void track(World& w, ComponentTypeID id) { w.graph_.track(id); }
     /// The entity names: `names(w).each(fn(Entity, std::string_view))` enumerates them (slot order);
     /// `names(w).set(e, name)` sets one without asserting (false: taken by another entity).
     static NameIndex& names(World& w) noexcept { return w.names_; }
