@@ -90,6 +90,22 @@ public:
         return crc.value();
     }
 
+    /// The register after `n` more bytes from register `reg` (no initial or final xor).
+    [[nodiscard]] static uint32_t extend(uint32_t reg, const void* data, size_t n) noexcept {
+        return step(reg, static_cast<const unsigned char*>(data), n);
+    }
+    /// The register after `bytes` zero bytes from `reg`: pieces checksummed in any order combine in
+    /// order as reg(A B) = shift(reg(A), |B|) ^ extend(0, B). O(log bytes).
+    [[nodiscard]] static uint32_t shift(uint32_t reg, uint64_t bytes) noexcept {
+        uint32_t power = 0x80000000u; // x^0
+        for (uint32_t x8k = tables().x8; bytes != 0; bytes >>= 1, x8k = multiply(x8k, x8k))
+            if (bytes & 1u) power = multiply(power, x8k);
+        return multiply(reg, power);
+    }
+    /// shift(reg, PIECE), one multiplication.
+    [[nodiscard]] static uint32_t shift_piece(uint32_t reg) noexcept { return multiply(reg, tables().x8_piece); }
+    static constexpr size_t PIECE = size_t(1) << 18; ///< see BodyScan
+
     /// The implementations, slowest first; every one gives the same result.
     enum class Path : uint8_t { table, sse42, vpclmul };
     /// The fastest path this CPU runs (what update() and of() use).
@@ -122,6 +138,15 @@ private:
         for (; n != 0; --n) v = (v >> 1) ^ (POLY & (0u - (v & 1u)));
         return v;
     }
+    /// a * b mod P, both reflected (Horner over a's coefficients, x^31 first).
+    static uint32_t multiply(uint32_t a, uint32_t b) noexcept {
+        uint32_t r = 0;
+        for (int i = 0; i < 32; ++i) {
+            r = (r >> 1) ^ (POLY & (0u - (r & 1u)));
+            if ((a >> i) & 1u) r ^= b;
+        }
+        return r;
+    }
 
     /// `matrix` (32 columns over GF(2)) applied to `v`.
     static uint32_t times(const uint32_t* matrix, uint32_t v) noexcept {
@@ -136,9 +161,15 @@ private:
         uint32_t shift_lane[32]; ///< the register after LANE zero bytes, as a matrix
         uint32_t fold_lo = 0;    ///< x^(8*FOLD+31) mod P, reflected (multiplies a lane's first 8 bytes)
         uint32_t fold_hi = 0;    ///< x^(8*FOLD-33) mod P, reflected (multiplies its last 8 bytes)
+        uint32_t x8 = 0;         ///< x^8 mod P: one zero byte
+        uint32_t x8_piece = 0;   ///< x^(8*PIECE) mod P
         Tables() noexcept {
             fold_lo = x_pow_mod(8 * FOLD + 31);
             fold_hi = x_pow_mod(8 * FOLD - 33);
+            x8 = x_pow_mod(8);
+            const uint32_t x4096 = x_pow_mod(4096);
+            x8_piece = 0x80000000u;
+            for (size_t bits = 0; bits < 8 * PIECE; bits += 4096) x8_piece = multiply(x8_piece, x4096);
             for (uint32_t i = 0; i < 256; ++i) {
                 uint32_t c = i;
                 for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (POLY & (0u - (c & 1u)));
@@ -528,8 +559,11 @@ private:
  * Format 2's body check over bytes already in memory, in ONE pass: the CRC-32C of the body and, while
  * those bytes are in cache, copies of the entity list of every archetype block and of the generation
  * table, which the loader takes instead of reading them a second time after the check (at 1M entities
- * they are 12 of the body's 28 MB; the column bytes are still read twice: they can only be copied into
- * archetypes, and none may be created before the check). Format 1 needs no check and no copies.
+ * they are 12 of the body's 28 MB). Column bytes can only be copied into archetypes, and none may be
+ * created before the check, so they are read twice; large column regions are checksummed last, in
+ * pieces from the body's end back to its start, so that the parse, which copies columns from the
+ * start, finds the first megabytes still in cache (the pieces' CRCs are combined in order with
+ * Crc32c::shift). Format 1 needs no check and no copies.
  *
  * Walks only the layout (counts, name lengths, element sizes, row counts, column byte lengths), every
  * read bounds-checked, nothing trusted: where the layout stops making sense it stops copying and only
@@ -549,8 +583,15 @@ public:
         body_ = body;
         size_ = n;
         if constexpr (host_little_endian) walk(); // (big-endian hosts: checksum only)
-        crc_.update(body_ + checked_, static_cast<size_t>(size_ - checked_));
-        return crc_.value();
+        end_stretch(size_);
+        for (size_t i = pieces_.size(); i-- > 0;) { // deferred column pieces, last first
+            Piece& p = pieces_[i];
+            if (p.deferred) p.reg = Crc32c::extend(0, body_ + p.at, static_cast<size_t>(p.bytes));
+        }
+        uint32_t reg = 0xFFFFFFFFu;
+        for (const Piece& p : pieces_)
+            reg = (p.bytes == Crc32c::PIECE ? Crc32c::shift_piece(reg) : Crc32c::shift(reg, p.bytes)) ^ p.reg;
+        return reg ^ 0xFFFFFFFFu;
     }
 
     /// The copied list for the block whose rows start at `at` and number `rows`; nullptr otherwise.
@@ -569,6 +610,17 @@ public:
 
 private:
     static constexpr uint64_t STEP = uint64_t(1) << 16; ///< checksum-then-copy steps: the copy reads cached bytes
+    /// A column region at least this long is checksummed after everything else, in PIECE-byte pieces.
+    static constexpr uint64_t DEFER = uint64_t(1) << 18;
+
+    /// A piece of the body with its own register (from 0): the in-order stretches between deferred
+    /// column pieces, and those pieces.
+    struct Piece {
+        uint64_t at;
+        uint64_t bytes;
+        uint32_t reg;
+        bool deferred;
+    };
 
     [[nodiscard]] bool has(uint64_t bytes) const noexcept { return bytes <= size_ - pos_; }
     [[nodiscard]] uint32_t u32() noexcept {
@@ -576,18 +628,40 @@ private:
         pos_ += 4;
         return v;
     }
+    /// Checksums the current stretch up to `to`.
+    void checksum_to(uint64_t to) noexcept {
+        reg_ = Crc32c::extend(reg_, body_ + checked_, static_cast<size_t>(to - checked_));
+        checked_ = to;
+    }
+    /// Ends the current in-order stretch at `to`.
+    void end_stretch(uint64_t to) {
+        checksum_to(to);
+        if (to != stretch_at_) pieces_.push_back(Piece{stretch_at_, to - stretch_at_, reg_, false});
+        reg_ = 0;
+        stretch_at_ = to;
+    }
     /// Checksums up to `pos_`, then `bytes` more in steps, handing each step to `copy` after it.
     template <typename Copy>
     void checksum_and_copy(uint64_t bytes, Copy&& copy) {
-        crc_.update(body_ + checked_, static_cast<size_t>(pos_ - checked_));
-        for (uint64_t done = 0; done < bytes;) {
+        checksum_to(pos_);
+        for (uint64_t done = 0; done < bytes; ) {
             const uint64_t step = detail::min_of(bytes - done, STEP);
-            crc_.update(body_ + pos_ + done, static_cast<size_t>(step));
+            checksum_to(pos_ + done + step);
             copy(body_ + pos_ + done, static_cast<size_t>(step));
             done += step;
         }
         pos_ += bytes;
-        checked_ = pos_;
+    }
+    /// Column bytes at `pos_`: a large region is left for the end (in pieces), a small one stays in
+    /// the current stretch.
+    void column(uint64_t bytes) {
+        if (bytes >= DEFER) {
+            end_stretch(pos_);
+            for (uint64_t done = 0; done < bytes; done += Crc32c::PIECE)
+                pieces_.push_back(Piece{pos_ + done, detail::min_of<uint64_t>(Crc32c::PIECE, bytes - done), 0, true});
+            stretch_at_ = checked_ = pos_ + bytes;
+        }
+        pos_ += bytes;
     }
 
     void walk() {
@@ -624,7 +698,7 @@ private:
                 const uint64_t bytes = get_u64(body_ + pos_);
                 pos_ += 8;
                 if (!has(bytes)) return;
-                pos_ += bytes;
+                column(bytes);
             }
         }
         if (!has(uint64_t(slots) * 4)) return;
@@ -639,9 +713,11 @@ private:
 
     const unsigned char* body_ = nullptr;
     uint64_t size_ = 0;
-    uint64_t pos_ = 0;     ///< the walk's position
-    uint64_t checked_ = 0; ///< bytes checksummed so far
-    Crc32c crc_;
+    uint64_t pos_ = 0;        ///< the walk's position
+    uint64_t stretch_at_ = 0; ///< where the current in-order stretch starts
+    uint64_t checked_ = 0;    ///< the stretch is checksummed up to here, into reg_
+    uint32_t reg_ = 0;
+    std::vector<Piece> pieces_; ///< in body order
     std::vector<EntityList> lists_;
     size_t next_list_ = 0;
     uint64_t generations_at_ = ~uint64_t(0);

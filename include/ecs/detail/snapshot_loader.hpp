@@ -1090,7 +1090,8 @@ inline void serialize(const World& world, std::ostream& out) {
  * the body's checksum in a first pass over the body (the stream is read twice: a seekable one is
  * sought back; any other is in memory anyway, see below), before anything is built: a damaged
  * snapshot (any single flipped bit included) is `checksum_mismatch` and the world is not touched
- * at all.
+ * at all. When the stream holds the body in memory, that pass also copies the entity lists and the
+ * generation table for the parse, so only the column and resource bytes are read twice.
  *
  * Bad input is reported, never asserted: the result names the problem and its byte offset, and the
  * world is left as it was (no live entities; check_invariants() holds; components constructed along
