@@ -97,10 +97,10 @@ public:
     /// The register after `bytes` zero bytes from `reg`: pieces checksummed in any order combine in
     /// order as reg(A B) = shift(reg(A), |B|) ^ extend(0, B). O(log bytes).
     [[nodiscard]] static uint32_t shift(uint32_t reg, uint64_t bytes) noexcept {
-        uint32_t power = 0x80000000u; // x^0
-        for (uint32_t x8k = tables().x8; bytes != 0; bytes >>= 1, x8k = multiply(x8k, x8k))
-            if (bytes & 1u) power = multiply(power, x8k);
-        return multiply(reg, power);
+        const uint32_t* x8_pow2 = tables().x8_pow2;
+        for (size_t k = 0; bytes != 0; bytes >>= 1, ++k)
+            if (bytes & 1u) reg = multiply(reg, x8_pow2[k]);
+        return reg;
     }
     /// shift(reg, PIECE), one multiplication.
     [[nodiscard]] static uint32_t shift_piece(uint32_t reg) noexcept { return multiply(reg, tables().x8_piece); }
@@ -143,7 +143,7 @@ private:
         uint32_t r = 0;
         for (int i = 0; i < 32; ++i) {
             r = (r >> 1) ^ (POLY & (0u - (r & 1u)));
-            if ((a >> i) & 1u) r ^= b;
+            r ^= b & (0u - ((a >> i) & 1u));
         }
         return r;
     }
@@ -161,15 +161,15 @@ private:
         uint32_t shift_lane[32]; ///< the register after LANE zero bytes, as a matrix
         uint32_t fold_lo = 0;    ///< x^(8*FOLD+31) mod P, reflected (multiplies a lane's first 8 bytes)
         uint32_t fold_hi = 0;    ///< x^(8*FOLD-33) mod P, reflected (multiplies its last 8 bytes)
-        uint32_t x8 = 0;         ///< x^8 mod P: one zero byte
+        uint32_t x8_pow2[64];    ///< x^(8 * 2^k) mod P: 2^k zero bytes
         uint32_t x8_piece = 0;   ///< x^(8*PIECE) mod P
         Tables() noexcept {
             fold_lo = x_pow_mod(8 * FOLD + 31);
             fold_hi = x_pow_mod(8 * FOLD - 33);
-            x8 = x_pow_mod(8);
-            const uint32_t x4096 = x_pow_mod(4096);
-            x8_piece = 0x80000000u;
-            for (size_t bits = 0; bits < 8 * PIECE; bits += 4096) x8_piece = multiply(x8_piece, x4096);
+            x8_pow2[0] = x_pow_mod(8);
+            for (size_t k = 1; k < 64; ++k) x8_pow2[k] = multiply(x8_pow2[k - 1], x8_pow2[k - 1]);
+            x8_piece = x8_pow2[18];
+            static_assert(PIECE == size_t(1) << 18, "Crc32c: x8_piece is x8_pow2[log2(PIECE)]");
             for (uint32_t i = 0; i < 256; ++i) {
                 uint32_t c = i;
                 for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (POLY & (0u - (c & 1u)));
@@ -586,12 +586,18 @@ public:
         end_stretch(size_);
         for (size_t i = pieces_.size(); i-- > 0;) { // deferred column pieces, last first
             Piece& p = pieces_[i];
-            if (p.deferred) p.reg = Crc32c::extend(0, body_ + p.at, static_cast<size_t>(p.bytes));
+            if (p.deferred)
+                p.reg = Crc32c::extend(p.at == 0 ? INIT : 0, body_ + p.at, static_cast<size_t>(p.bytes));
         }
-        uint32_t reg = 0xFFFFFFFFu;
-        for (const Piece& p : pieces_)
-            reg = (p.bytes == Crc32c::PIECE ? Crc32c::shift_piece(reg) : Crc32c::shift(reg, p.bytes)) ^ p.reg;
-        return reg ^ 0xFFFFFFFFu;
+        // The first piece started from the initial register; each later one is appended to it (without
+        // deferred pieces there is one piece, and nothing to shift).
+        uint32_t reg = INIT;
+        for (size_t i = 0; i < pieces_.size(); ++i) {
+            const Piece& p = pieces_[i];
+            reg = i == 0 ? p.reg
+                         : (p.bytes == Crc32c::PIECE ? Crc32c::shift_piece(reg) : Crc32c::shift(reg, p.bytes)) ^ p.reg;
+        }
+        return reg ^ INIT;
     }
 
     /// The copied list for the block whose rows start at `at` and number `rows`; nullptr otherwise.
@@ -610,6 +616,7 @@ public:
 
 private:
     static constexpr uint64_t STEP = uint64_t(1) << 16; ///< checksum-then-copy steps: the copy reads cached bytes
+    static constexpr uint32_t INIT = 0xFFFFFFFFu; ///< CRC-32C's initial register (and final xor)
     /// A column region at least this long is checksummed after everything else, in PIECE-byte pieces.
     static constexpr uint64_t DEFER = uint64_t(1) << 18;
 
@@ -716,7 +723,7 @@ private:
     uint64_t pos_ = 0;        ///< the walk's position
     uint64_t stretch_at_ = 0; ///< where the current in-order stretch starts
     uint64_t checked_ = 0;    ///< the stretch is checksummed up to here, into reg_
-    uint32_t reg_ = 0;
+    uint32_t reg_ = INIT;     ///< the first stretch starts from the initial register, later ones from 0
     std::vector<Piece> pieces_; ///< in body order
     std::vector<EntityList> lists_;
     size_t next_list_ = 0;
