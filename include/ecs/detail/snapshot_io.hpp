@@ -19,6 +19,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#  include <immintrin.h> // the CRC-32C hardware paths (compiled with target attributes, chosen at run time)
+#endif
+
 #include "../config.hpp"
 #include "../entity.hpp"
 #include "algorithms.hpp"
@@ -61,10 +65,16 @@ inline uint64_t get_u64(const unsigned char* p) noexcept {
  * CRC-32C (Castagnoli polynomial, reflected 0x82F63B78; init and final xor 0xFFFFFFFF), the checksum
  * of snapshot format 2. Detects every error burst up to 32 bits long, so every single flipped bit.
  * Portable: table-driven, eight bytes per step ("slicing by 8"; tables built once, thread-safe).
- * x86-64 with g++/clang++: the SSE4.2 crc32 instruction where the CPU has it (same polynomial,
- * same result), chosen at run time, no compiler flag needed; three interleaved streams hide the
- * instruction's latency, and are joined with the "append LANE zero bytes" operator (the CRC
- * register is linear: crc(A B) = shift_|B|(crc(A)) ^ crc_from_0(B)).
+ * x86-64 with g++/clang++, chosen at run time, no compiler flag needed:
+ *  - AVX-512 with VPCLMULQDQ: carry-less multiplication folds 256 bytes per step (four 512-bit
+ *    accumulators, each 128-bit lane folded 256 bytes forward: lane' = lo*K1 ^ hi*K2 ^ next, with
+ *    K1 = x^(8*256+31) mod P, K2 = x^(8*256-33) mod P, the -33 undoing the product's offset in
+ *    reflected order); the 256 bytes left in the accumulators are congruent to everything folded,
+ *    and the crc32 instruction finishes them and the tail. ~4x the crc32 path: a body is checked at
+ *    memory speed (SPEC §7).
+ *  - SSE4.2 crc32 instruction (same polynomial, same result): three interleaved streams hide the
+ *    instruction's latency, and are joined with the "append LANE zero bytes" operator (the CRC
+ *    register is linear: crc(A B) = shift_|B|(crc(A)) ^ crc_from_0(B)).
  */
 class Crc32c {
 public:
@@ -80,9 +90,63 @@ public:
         return crc.value();
     }
 
+    /// The register after `n` more bytes from register `reg` (no initial or final xor).
+    [[nodiscard]] static uint32_t extend(uint32_t reg, const void* data, size_t n) noexcept {
+        return step(reg, static_cast<const unsigned char*>(data), n);
+    }
+    /// The register after `bytes` zero bytes from `reg`: pieces checksummed in any order combine in
+    /// order as reg(A B) = shift(reg(A), |B|) ^ extend(0, B). O(log bytes).
+    [[nodiscard]] static uint32_t shift(uint32_t reg, uint64_t bytes) noexcept {
+        const uint32_t* x8_pow2 = tables().x8_pow2;
+        for (size_t k = 0; bytes != 0; bytes >>= 1, ++k)
+            if (bytes & 1u) reg = multiply(reg, x8_pow2[k]);
+        return reg;
+    }
+    /// shift(reg, PIECE), one multiplication.
+    [[nodiscard]] static uint32_t shift_piece(uint32_t reg) noexcept { return multiply(reg, tables().x8_piece); }
+    static constexpr size_t PIECE = size_t(1) << 18; ///< see BodyScan
+
+    /// The implementations, slowest first; every one gives the same result.
+    enum class Path : uint8_t { table, sse42, vpclmul };
+    /// The fastest path this CPU runs (what update() and of() use).
+    [[nodiscard]] static Path best_path() noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        static const Path path = !__builtin_cpu_supports("sse4.2") ? Path::table
+                                 : __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq")
+                                     ? Path::vpclmul
+                                     : Path::sse42;
+        return path;
+#else
+        return Path::table;
+#endif
+    }
+    /// CRC-32C of `n` bytes through `path`, or through best_path() when this CPU lacks `path` (tests
+    /// compare the paths).
+    [[nodiscard]] static uint32_t of(const void* data, size_t n, Path path) noexcept {
+        if (path > best_path()) path = best_path();
+        return step(0xFFFFFFFFu, static_cast<const unsigned char*>(data), n, path) ^ 0xFFFFFFFFu;
+    }
+
 private:
     static constexpr uint32_t POLY = 0x82F63B78u;
     static constexpr size_t LANE = 4096; ///< bytes per stream and round of the interleaved loop
+    static constexpr size_t FOLD = 256;  ///< bytes per step of the carry-less folding loop
+
+    /// x^n mod P in the reflected representation (bit 31 is x^0).
+    static uint32_t x_pow_mod(size_t n) noexcept {
+        uint32_t v = 0x80000000u;
+        for (; n != 0; --n) v = (v >> 1) ^ (POLY & (0u - (v & 1u)));
+        return v;
+    }
+    /// a * b mod P, both reflected (Horner over a's coefficients, x^31 first).
+    static uint32_t multiply(uint32_t a, uint32_t b) noexcept {
+        uint32_t r = 0;
+        for (int i = 0; i < 32; ++i) {
+            r = (r >> 1) ^ (POLY & (0u - (r & 1u)));
+            r ^= b & (0u - ((a >> i) & 1u));
+        }
+        return r;
+    }
 
     /// `matrix` (32 columns over GF(2)) applied to `v`.
     static uint32_t times(const uint32_t* matrix, uint32_t v) noexcept {
@@ -95,7 +159,17 @@ private:
     struct Tables {
         uint32_t t[8][256];
         uint32_t shift_lane[32]; ///< the register after LANE zero bytes, as a matrix
+        uint32_t fold_lo = 0;    ///< x^(8*FOLD+31) mod P, reflected (multiplies a lane's first 8 bytes)
+        uint32_t fold_hi = 0;    ///< x^(8*FOLD-33) mod P, reflected (multiplies its last 8 bytes)
+        uint32_t x8_pow2[64];    ///< x^(8 * 2^k) mod P: 2^k zero bytes
+        uint32_t x8_piece = 0;   ///< x^(8*PIECE) mod P
         Tables() noexcept {
+            fold_lo = x_pow_mod(8 * FOLD + 31);
+            fold_hi = x_pow_mod(8 * FOLD - 33);
+            x8_pow2[0] = x_pow_mod(8);
+            for (size_t k = 1; k < 64; ++k) x8_pow2[k] = multiply(x8_pow2[k - 1], x8_pow2[k - 1]);
+            x8_piece = x8_pow2[18];
+            static_assert(PIECE == size_t(1) << 18, "Crc32c: x8_piece is x8_pow2[log2(PIECE)]");
             for (uint32_t i = 0; i < 256; ++i) {
                 uint32_t c = i;
                 for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (POLY & (0u - (c & 1u)));
@@ -165,16 +239,51 @@ private:
         for (; n != 0; ++p, --n) c32 = __builtin_ia32_crc32qi(c32, *p);
         return c32;
     }
-    static bool have_sse42() noexcept {
-        static const bool have = __builtin_cpu_supports("sse4.2") != 0;
-        return have;
+    /// Folds FOLD-byte steps while at least 2 * FOLD bytes are left, then finishes with crc32.
+    __attribute__((target("avx512f,vpclmulqdq,sse4.2"))) static uint32_t step_vpclmul(uint32_t crc, const unsigned char* p,
+                                                                                      size_t n) noexcept {
+        if (n >= 2 * FOLD) {
+            const Tables& tb = tables();
+            const long long k_lo = static_cast<long long>(tb.fold_lo), k_hi = static_cast<long long>(tb.fold_hi);
+            const __m512i k = _mm512_set_epi64(k_hi, k_lo, k_hi, k_lo, k_hi, k_lo, k_hi, k_lo); // per lane: lo, hi
+            __m512i x0 = _mm512_loadu_si512(p);
+            __m512i x1 = _mm512_loadu_si512(p + 64);
+            __m512i x2 = _mm512_loadu_si512(p + 128);
+            __m512i x3 = _mm512_loadu_si512(p + 192);
+            // The register enters as the first four bytes' xor (crc(c, M) = crc(0, M ^ c)).
+            x0 = _mm512_xor_si512(x0, _mm512_maskz_set1_epi32(1, static_cast<int>(crc)));
+            p += FOLD;
+            n -= FOLD;
+            for (; n >= FOLD; p += FOLD, n -= FOLD) { // each lane: lo * K1 ^ hi * K2 ^ the lane FOLD bytes on
+                x0 = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x0, k, 0x00), _mm512_clmulepi64_epi128(x0, k, 0x11),
+                                               _mm512_loadu_si512(p), 0x96);
+                x1 = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x1, k, 0x00), _mm512_clmulepi64_epi128(x1, k, 0x11),
+                                               _mm512_loadu_si512(p + 64), 0x96);
+                x2 = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x2, k, 0x00), _mm512_clmulepi64_epi128(x2, k, 0x11),
+                                               _mm512_loadu_si512(p + 128), 0x96);
+                x3 = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x3, k, 0x00), _mm512_clmulepi64_epi128(x3, k, 0x11),
+                                               _mm512_loadu_si512(p + 192), 0x96);
+            }
+            alignas(64) unsigned char rest[FOLD];
+            _mm512_store_si512(rest, x0);
+            _mm512_store_si512(rest + 64, x1);
+            _mm512_store_si512(rest + 128, x2);
+            _mm512_store_si512(rest + 192, x3);
+            crc = step_sse42(0, rest, FOLD);
+        }
+        return step_sse42(crc, p, n);
     }
-    static uint32_t step(uint32_t crc, const unsigned char* p, size_t n) noexcept {
-        return have_sse42() ? step_sse42(crc, p, n) : step_table(crc, p, n);
+    static uint32_t step(uint32_t crc, const unsigned char* p, size_t n, Path path) noexcept {
+        switch (path) {
+        case Path::vpclmul: return step_vpclmul(crc, p, n);
+        case Path::sse42: return step_sse42(crc, p, n);
+        default: return step_table(crc, p, n);
+        }
     }
 #else
-    static uint32_t step(uint32_t crc, const unsigned char* p, size_t n) noexcept { return step_table(crc, p, n); }
+    static uint32_t step(uint32_t crc, const unsigned char* p, size_t n, Path) noexcept { return step_table(crc, p, n); }
 #endif
+    static uint32_t step(uint32_t crc, const unsigned char* p, size_t n) noexcept { return step(crc, p, n, best_path()); }
 
     uint32_t state_ = 0xFFFFFFFFu;
 };
@@ -339,6 +448,8 @@ private:
 struct GetArea : std::streambuf {
     static const char* next(std::streambuf* sb) noexcept { return (sb->*&GetArea::gptr)(); }
     static const char* end(std::streambuf* sb) noexcept { return (sb->*&GetArea::egptr)(); }
+    /// Advances the read position by `n` bytes. @pre n <= end(sb) - next(sb).
+    static void skip(std::streambuf* sb, int n) noexcept { (sb->*&GetArea::gbump)(n); }
 };
 
 /// Little-endian reader over a streambuf whose remaining size is known: every read is checked
@@ -419,6 +530,18 @@ public:
             return true;
         }
     }
+    /// Skips `n` bytes the source holds in memory (a BodyScan copied them); false, nothing skipped,
+    /// when it does not hold them all.
+    [[nodiscard]] bool skip_buffered(uint64_t n) {
+        if (n > remaining_ || n > uint64_t(GetArea::end(source_) - GetArea::next(source_))) return false;
+        for (uint64_t left = n; left != 0;) {
+            const uint64_t step = detail::min_of<uint64_t>(left, uint64_t(1) << 30);
+            GetArea::skip(source_, static_cast<int>(step));
+            left -= step;
+        }
+        consumed(n);
+        return true;
+    }
     /// Accounts for `n` bytes consumed from the source by someone else (a LimitedStreamBuf).
     void consumed(uint64_t n) noexcept {
         offset_ += n;
@@ -430,6 +553,189 @@ private:
     uint64_t remaining_;
     uint64_t offset_ = 0;
     uint64_t held_back_ = 0;
+};
+
+/**
+ * Format 2's body check over bytes already in memory, in ONE pass: the CRC-32C of the body and, while
+ * those bytes are in cache, copies of the entity list of every archetype block and of the generation
+ * table, which the loader takes instead of reading them a second time after the check (at 1M entities
+ * they are 12 of the body's 28 MB). Column bytes can only be copied into archetypes, and none may be
+ * created before the check, so they are read twice; the first megabyte of large column regions is
+ * checksummed last, in pieces from its end back to its start, so that the parse, which copies columns
+ * from the start, finds it still in cache (the pieces' CRCs are combined in order with
+ * Crc32c::shift). Format 1 needs no check and no copies.
+ *
+ * Walks only the layout (counts, name lengths, element sizes, row counts, column byte lengths), every
+ * read bounds-checked, nothing trusted: where the layout stops making sense it stops copying and only
+ * checksums the rest. Copies are bounded by the body's size. The loader validates everything as it
+ * would without them and takes a copy only when it was taken at exactly the offset and length it reads.
+ */
+class BodyScan {
+public:
+    /// The rows of one archetype block, copied from `at` (offset in the body).
+    struct EntityList {
+        uint64_t at;
+        PodArray<Entity> entities;
+    };
+
+    /// Checksums `n` bytes at `body` and copies what it can recognise; returns the CRC-32C.
+    uint32_t run(const unsigned char* body, uint64_t n) {
+        body_ = body;
+        size_ = n;
+        if constexpr (host_little_endian) walk(); // (big-endian hosts: checksum only)
+        end_stretch(size_);
+        for (size_t i = pieces_.size(); i-- > 0;) { // deferred column pieces, last first
+            Piece& p = pieces_[i];
+            if (p.deferred)
+                p.reg = Crc32c::extend(p.at == 0 ? INIT : 0, body_ + p.at, static_cast<size_t>(p.bytes));
+        }
+        // The first piece started from the initial register; each later one is appended to it (without
+        // deferred pieces there is one piece, and nothing to shift).
+        uint32_t reg = INIT;
+        for (size_t i = 0; i < pieces_.size(); ++i) {
+            const Piece& p = pieces_[i];
+            reg = i == 0 ? p.reg
+                         : (p.bytes == Crc32c::PIECE ? Crc32c::shift_piece(reg) : Crc32c::shift(reg, p.bytes)) ^ p.reg;
+        }
+        return reg ^ INIT;
+    }
+
+    /// The copied list for the block whose rows start at `at` and number `rows`; nullptr otherwise.
+    [[nodiscard]] const Entity* entities_at(uint64_t at, uint32_t rows) noexcept {
+        while (next_list_ < lists_.size() && lists_[next_list_].at < at) ++next_list_;
+        if (next_list_ == lists_.size() || lists_[next_list_].at != at || lists_[next_list_].entities.size() != rows)
+            return nullptr;
+        return lists_[next_list_++].entities.data();
+    }
+    /// Moves the copied generation table into `out` when it starts at `at` and holds `slots` entries.
+    [[nodiscard]] bool take_generations(uint64_t at, uint32_t slots, std::vector<uint32_t>& out) noexcept {
+        if (generations_at_ != at || generations_.size() != slots) return false;
+        out.swap(generations_);
+        return true;
+    }
+
+private:
+    static constexpr uint64_t STEP = uint64_t(1) << 16; ///< checksum-then-copy steps: the copy reads cached bytes
+    static constexpr uint32_t INIT = 0xFFFFFFFFu; ///< CRC-32C's initial register (and final xor)
+    /// The first bytes of a column region at least this long are checksummed after everything else,
+    /// in PIECE-byte pieces, up to DEFER_BUDGET bytes in all: what the parse will copy first is then
+    /// the last thing read (half an L2 cache: deferring more only pushed the copied entity lists and
+    /// generations out of cache, measured slower at 1M entities).
+    static constexpr uint64_t DEFER = uint64_t(1) << 18;
+    static constexpr uint64_t DEFER_BUDGET = uint64_t(1) << 20;
+
+    /// A piece of the body with its own register (from 0): the in-order stretches between deferred
+    /// column pieces, and those pieces.
+    struct Piece {
+        uint64_t at;
+        uint64_t bytes;
+        uint32_t reg;
+        bool deferred;
+    };
+
+    [[nodiscard]] bool has(uint64_t bytes) const noexcept { return bytes <= size_ - pos_; }
+    [[nodiscard]] uint32_t u32() noexcept {
+        const uint32_t v = get_u32(body_ + pos_);
+        pos_ += 4;
+        return v;
+    }
+    /// Checksums the current stretch up to `to`.
+    void checksum_to(uint64_t to) noexcept {
+        reg_ = Crc32c::extend(reg_, body_ + checked_, static_cast<size_t>(to - checked_));
+        checked_ = to;
+    }
+    /// Ends the current in-order stretch at `to`.
+    void end_stretch(uint64_t to) {
+        checksum_to(to);
+        if (to != stretch_at_) pieces_.push_back(Piece{stretch_at_, to - stretch_at_, reg_, false});
+        reg_ = 0;
+        stretch_at_ = to;
+    }
+    /// Checksums up to `pos_`, then `bytes` more in steps, handing each step to `copy` after it.
+    template <typename Copy>
+    void checksum_and_copy(uint64_t bytes, Copy&& copy) {
+        checksum_to(pos_);
+        for (uint64_t done = 0; done < bytes;) {
+            const uint64_t step = detail::min_of(bytes - done, STEP);
+            checksum_to(pos_ + done + step);
+            copy(body_ + pos_ + done, static_cast<size_t>(step));
+            done += step;
+        }
+        pos_ += bytes;
+    }
+    /// Column bytes at `pos_`: the start of a large region is left for the end (in pieces), within
+    /// DEFER_BUDGET in all; the rest stays in the current stretch.
+    void column(uint64_t bytes) {
+        const uint64_t deferred = detail::min_of(bytes, DEFER_BUDGET - deferred_);
+        if (bytes >= DEFER && deferred != 0) {
+            end_stretch(pos_);
+            for (uint64_t done = 0; done < deferred; done += Crc32c::PIECE)
+                pieces_.push_back(Piece{pos_ + done, detail::min_of<uint64_t>(Crc32c::PIECE, deferred - done), 0, true});
+            stretch_at_ = checked_ = pos_ + deferred;
+            deferred_ += deferred;
+        }
+        pos_ += bytes;
+    }
+
+    void walk() {
+        if (!has(8)) return;
+        const uint32_t blocks = u32();
+        const uint32_t slots = u32();
+        for (uint32_t b = 0; b < blocks; ++b) {
+            if (!has(4)) return;
+            const uint32_t components = u32();
+            if (components > ECS_MAX_COMPONENTS) return;
+            uint32_t columns = 0; // components with an element size: each has a column byte length
+            for (uint32_t k = 0; k < components; ++k) {
+                if (!has(4)) return;
+                const uint32_t length = u32();
+                if (!has(uint64_t(length) + 4)) return;
+                pos_ += length;
+                columns += u32() != 0 ? 1u : 0u;
+            }
+            if (!has(4)) return;
+            const uint32_t rows = u32();
+            if (!has(uint64_t(rows) * 8)) return;
+            if (rows != 0) {
+                lists_.push_back(EntityList{pos_, PodArray<Entity>()});
+                PodArray<Entity>& list = lists_.back().entities;
+                list.reserve(rows);
+                checksum_and_copy(uint64_t(rows) * 8, [&list](const unsigned char* p, size_t k) {
+                    // memcpy'd by append (never read through the possibly unaligned pointer); steps
+                    // are multiples of 8
+                    list.append(reinterpret_cast<const Entity*>(p), k / 8);
+                });
+            }
+            for (uint32_t c = 0; c < columns; ++c) {
+                if (!has(8)) return;
+                const uint64_t bytes = get_u64(body_ + pos_);
+                pos_ += 8;
+                if (!has(bytes)) return;
+                column(bytes);
+            }
+        }
+        if (!has(uint64_t(slots) * 4)) return;
+        generations_at_ = pos_;
+        generations_.resize(slots); // (zero-filled like the loader's own table: a vector)
+        unsigned char* to = reinterpret_cast<unsigned char*>(generations_.data());
+        checksum_and_copy(uint64_t(slots) * 4, [&to](const unsigned char* p, size_t k) {
+            std::memcpy(to, p, k);
+            to += k;
+        });
+    }
+
+    const unsigned char* body_ = nullptr;
+    uint64_t size_ = 0;
+    uint64_t pos_ = 0;        ///< the walk's position
+    uint64_t stretch_at_ = 0; ///< where the current in-order stretch starts
+    uint64_t checked_ = 0;    ///< the stretch is checksummed up to here, into reg_
+    uint32_t reg_ = INIT;     ///< the first stretch starts from the initial register, later ones from 0
+    std::vector<Piece> pieces_; ///< in body order
+    uint64_t deferred_ = 0;     ///< column bytes left for the end so far
+    std::vector<EntityList> lists_;
+    size_t next_list_ = 0;
+    uint64_t generations_at_ = ~uint64_t(0);
+    std::vector<uint32_t> generations_;
 };
 
 /**

@@ -142,15 +142,19 @@ private:
     /// Reads the body and its checksum once, compares, and seeks back to the body's first byte.
     /// The source is seekable here: deserialize() measured it, or copied it into a MemoryStreamBuf.
     /// When the stream already holds the whole body in memory (std::istringstream, a snapshot read
-    /// from a pipe, any buffer over memory), the checksum runs over that memory: no copy, no seek.
+    /// from a pipe, any buffer over memory), the checksum runs over that memory: no copy, no seek, and
+    /// the same pass copies the entity lists and generation table out for the parse (BodyScan).
     bool verify_body() {
         using Pos = std::streambuf::pos_type;
         std::streambuf* sb = in_.source();
         const uint64_t body_at = in_.offset();
         const char* next = GetArea::next(sb);
         if (uint64_t(GetArea::end(sb) - next) >= body_length_ + 4 && body_length_ + 4 > body_length_) {
-            const uint32_t stored = get_u32(reinterpret_cast<const unsigned char*>(next) + body_length_);
-            if (Crc32c::of(next, static_cast<size_t>(body_length_)) != stored)
+            const unsigned char* body = reinterpret_cast<const unsigned char*>(next);
+            const uint32_t stored = get_u32(body + body_length_);
+            body_at_ = body_at;
+            scanned_ = true;
+            if (scan_.run(body, body_length_) != stored)
                 return fail(DeserializeError::checksum_mismatch, body_at + body_length_,
                             "body checksum mismatch (the snapshot is damaged)");
             return true;
@@ -264,9 +268,14 @@ private:
             return fail(DeserializeError::bad_count, rows_at, "archetype rows outnumber the unused entity slots");
 
         const uint64_t entities_at = in_.offset();
-        PodArray<Entity> entities;
-        entities.resize(rows); // bounded: rows * 8 bytes are known to be in the input
-        if (!in_.entities(entities.data(), rows)) return truncated(entities_at, "entity list cut short");
+        PodArray<Entity> read_entities;
+        const Entity* entities = scanned_ ? scan_.entities_at(entities_at - body_at_, rows) : nullptr;
+        if (entities == nullptr || !in_.skip_buffered(uint64_t(rows) * 8)) { // not copied by the body scan
+            read_entities.reserve(rows); // bounded: rows * 8 bytes are known to be in the input; read
+                                         // into the capacity (a fill first would write the bytes twice)
+            if (!in_.entities(read_entities.data(), rows)) return truncated(entities_at, "entity list cut short");
+            entities = read_entities.data();
+        }
         for (uint32_t r = 0; r < rows; ++r) {
             const Entity e = entities[r];
             const uint64_t at = entities_at + uint64_t(r) * 8;
@@ -298,7 +307,7 @@ private:
         partial_rows_.assign(arch->columns.size(), 0);
         for (size_t k = 0; k < plans_.size(); ++k)
             if (!read_column(*arch, plan_ids_[k], *plans_[k], rows)) return false;
-        arch->entities.assign(entities.data(), entities.size()); // every column is complete: the rows become real
+        arch->entities.assign(entities, rows); // every column is complete: the rows become real
         arch->sync_ticks(); // change detection: loaded rows count as added now
         partial_ = nullptr;
         filled_.push_back(arch);
@@ -357,8 +366,11 @@ private:
 
     bool read_entity_table() {
         const uint64_t generations_at = in_.offset();
-        generations_.resize(slot_count_); // bounded: checked against the input size in read_header
-        if (!in_.u32_array(generations_.data(), slot_count_)) return truncated(generations_at, "generation table cut short");
+        if (!scanned_ || !scan_.take_generations(generations_at - body_at_, slot_count_, generations_) ||
+            !in_.skip_buffered(uint64_t(slot_count_) * 4)) { // not copied by the body scan
+            generations_.resize(slot_count_); // bounded: checked against the input size in read_header
+            if (!in_.u32_array(generations_.data(), slot_count_)) return truncated(generations_at, "generation table cut short");
+        }
         if (generations_[0] != 1) return fail(DeserializeError::bad_generation, generations_at, "slot 0 must have generation 1");
         for (uint32_t i = 1; i < slot_count_; ++i)
             if (generations_[i] == 0)
@@ -787,6 +799,9 @@ private:
     DeserializeResult result_;
     uint32_t version_ = 0;
     uint64_t body_length_ = 0;            ///< format 2
+    BodyScan scan_;                       ///< format 2 in memory: the checksum pass's copies
+    bool scanned_ = false;                ///< scan_ ran over the body, which starts at body_at_
+    uint64_t body_at_ = 0;
     std::vector<PendingResource> resources_; ///< format 2, in snapshot order
     uint32_t archetype_count_ = 0;
     uint32_t slot_count_ = 0;
@@ -1075,7 +1090,8 @@ inline void serialize(const World& world, std::ostream& out) {
  * the body's checksum in a first pass over the body (the stream is read twice: a seekable one is
  * sought back; any other is in memory anyway, see below), before anything is built: a damaged
  * snapshot (any single flipped bit included) is `checksum_mismatch` and the world is not touched
- * at all.
+ * at all. When the stream holds the body in memory, that pass also copies the entity lists and the
+ * generation table for the parse, so only the column and resource bytes are read twice.
  *
  * Bad input is reported, never asserted: the result names the problem and its byte offset, and the
  * world is left as it was (no live entities; check_invariants() holds; components constructed along
