@@ -35,7 +35,7 @@ struct alignas(32) Mid {
 };
 
 Archetype& archetype_of(const World& w, Entity e) {
-    return *Access::archetypes(w)[Access::records(w)[e.index].archetype];
+    return *Access::records(w)[e.index].archetype;
 }
 } // namespace
 
@@ -235,7 +235,7 @@ TEST_CASE("archetype: entity vector and columns stay parallel, records consisten
     for (const auto& a : Access::archetypes(w)) {
         for (size_t row = 0; row < a->size(); ++row) {
             const ecs::EntityRecord& r = Access::records(w)[a->entities[row].index];
-            CHECK(Access::archetypes(w)[r.archetype] == &*a);
+            CHECK(r.archetype == &*a);
             CHECK(r.row == row);
         }
     }

@@ -750,7 +750,7 @@ ecs::TypeSet sorted_ids(std::initializer_list<ecs::ComponentTypeID> ids) {
 }
 
 const ecs::TypeSet& archetype_types(ecs::World& w, ecs::Entity e) {
-    return ecs::detail::WorldAccess::archetypes(w)[ecs::detail::WorldAccess::records(w)[e.index].archetype]->types;
+    return ecs::detail::WorldAccess::records(w)[e.index].archetype->types;
 }
 
 } // namespace

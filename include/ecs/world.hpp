@@ -6,7 +6,7 @@
  *
  * | room             | header                 | owns                                                  |
  * |------------------|------------------------|-------------------------------------------------------|
- * | entity index     | entity_index.hpp       | 8-byte records (archetype index, row), free list      |
+ * | entity index     | entity_index.hpp       | records (archetype, row, generation), free list       |
  * | archetype        | archetype.hpp          | one table's rows: growth, migration, swap-remove      |
  * | archetype graph  | archetype_graph.hpp    | every archetype, the type-set index, edges, packs     |
  * | query engine     | query.hpp              | terms, filters, caches, chunks, handles, row loops    |
@@ -137,7 +137,7 @@ public:
     }
 
     /// @brief True when `e` names a live entity of this world.
-    [[nodiscard]] bool alive(Entity e) const noexcept { return entities_.alive(e, graph_.all().begin()); }
+    [[nodiscard]] bool alive(Entity e) const noexcept { return entities_.alive(e); }
 
     // ---- [relations] begin: relationships (relation.hpp, detail/relation_ops.hpp; addition) ---------
 
@@ -844,14 +844,14 @@ private:
     ECS_FORCEINLINE Entity spawn(Archetype& arch, uint32_t& row) {
         const Entity e = entities_.allocate();
         row = arch.push_entity(e);
-        entities_.place(e.index, arch.id, row);
+        entities_.place(e.index, &arch, row);
         return e;
     }
 
     /// Makes the reserved slot `slot` live in a new row of `arch` (components uninitialised).
     Entity spawn_reserved(Entity slot, Archetype& arch, uint32_t& row) {
         row = arch.push_entity(slot);
-        entities_.place_reserved(slot.index, arch.id, row);
+        entities_.place_reserved(slot.index, &arch, row);
         return slot;
     }
 
@@ -920,7 +920,7 @@ private:
         if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
         if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_leave before the move (Without<T>)
             observers_.fire_leave(*this, lookup(), e, &dst->mask);
-            if (!alive(e) || entities_[e.index].archetype != src.id) return {nullptr, AddSlot::NOTHING};
+            if (!alive(e) || entities_[e.index].archetype != &src) return {nullptr, AddSlot::NOTHING};
             if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
         }
         EntityRecord& moving = entities_[e.index]; // re-read: a hook may have grown the records
@@ -1046,18 +1046,18 @@ private:
     /// The set of sparse type `id`, created (and shown to the observers) when missing.
     detail::SparseSet& sparse_set_of(ComponentTypeID id);
 
-    /// The archetype a live record points at (EntityRecord::archetype indexes the graph's table).
-    [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(const EntityRecord& r) const noexcept { return *graph_[r.archetype]; }
+    /// The archetype a live record points at.
+    [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(const EntityRecord& r) const noexcept { return *r.archetype; }
     /// The records with the archetype table (observers and relationships check handles through it).
-    [[nodiscard]] EntityLookup lookup() const noexcept { return EntityLookup{&entities_, graph_.all().begin()}; }
+    [[nodiscard]] EntityLookup lookup() const noexcept { return EntityLookup{&entities_}; }
     /// The archetype of live `e`.
-    [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(Entity e) const noexcept { return *graph_[entities_[e.index].archetype]; }
+    [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(Entity e) const noexcept { return *entities_[e.index].archetype; }
 
     /// Moves live `e` from `src` to `dst` (archetype.hpp does the rows) and updates both records.
     ECS_FORCEINLINE uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
         const Archetype::RowMove m = src.move_row_to(rec.row, dst, e);
         if (m.filled_by != INVALID_ENTITY) entities_[m.filled_by.index].row = rec.row;
-        rec.archetype = dst.id; // the records did not reallocate: no entity was created
+        rec.archetype = &dst; // the records did not reallocate: no entity was created
         rec.row = m.dst_row;
         return m.dst_row;
     }

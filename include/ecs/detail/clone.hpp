@@ -57,16 +57,16 @@ struct WorldCloner {
 
         const PodArray<EntityRecord>& records = WorldAccess::records(src);
         PodArray<EntityRecord>& out_records = WorldAccess::records(out);
-        // Archetype i of the copy is the copy of archetype i (created in the same order), so the
-        // records (archetype indexes, rows, generations and free links) are copied as they are.
-        out_records.assign(records.data(), records.size());
+        out_records.assign(records.data(), records.size()); // generations and free links included
+        for (EntityRecord& r : out_records) // archetype i of the copy is the copy of archetype i
+            if (r.archetype != nullptr) r.archetype = copies[r.archetype->id];
         // Slots reserved for deferred creations are freed in the copy (generation bumped, reused
         // last): the queue that would create them is not copied.
         std::vector<uint32_t> free_list = WorldAccess::reserved_slots(src);
         for (uint32_t slot : free_list) {
             EntityRecord& r = out_records[slot];
-            r.archetype = EntityRecord::FREE_BIT; // linked by set_free_list below
-            r.row = EntityIndex::next_generation(r.row);
+            r.row = 0;
+            r.generation = EntityIndex::next_generation(r.generation);
         }
         const std::vector<uint32_t> freed = WorldAccess::free_list(src);
         free_list.insert(free_list.end(), freed.begin(), freed.end());

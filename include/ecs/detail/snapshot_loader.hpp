@@ -556,11 +556,11 @@ private:
     void commit() {
         auto& records = WorldAccess::records(world_);
         records.assign(slot_count_, EntityRecord{});
-        for (uint32_t i = 0; i < slot_count_; ++i) records[i].row = generations_[i]; // not live: row = generation
+        for (uint32_t i = 0; i < slot_count_; ++i) records[i].generation = generations_[i];
         for (Archetype* arch : filled_) {
             const auto& list = arch->entities;
             for (size_t r = 0; r < list.size(); ++r) {
-                records[list[r].index].archetype = arch->id;
+                records[list[r].index].archetype = arch;
                 records[list[r].index].row = static_cast<uint32_t>(r);
             }
         }
@@ -1023,8 +1023,8 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
     for (size_t i = 0; i < records.size();) {
         size_t k = 0;
         for (; k < 1024 && i < records.size(); ++k, ++i)
-            generations[k] = EntityIndex::is_reserved(records[i]) ? EntityIndex::next_generation(records[i].row)
-                                                                  : WorldAccess::generation(world, static_cast<uint32_t>(i));
+            generations[k] = EntityIndex::is_reserved(records[i]) ? EntityIndex::next_generation(records[i].generation)
+                                                                  : records[i].generation;
         w.u32_array(generations, k);
     }
     w.u32(static_cast<uint32_t>(free_list.size()));

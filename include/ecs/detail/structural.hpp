@@ -110,7 +110,7 @@ struct StructuralOps {
         const Entity filled = src.move_row_into(src_row, dst, dst_row);
         if (filled != INVALID_ENTITY) w.entities_[filled.index].row = src_row;
         EntityRecord& rec = w.entities_[e.index]; // no entity was created: the records did not move
-        rec.archetype = dst.id;
+        rec.archetype = &dst;
         rec.row = dst_row;
         if (ECS_UNLIKELY(dst.ticks.active()))
             for (size_t i = 0; i < N; ++i)
@@ -278,7 +278,7 @@ struct StructuralOps {
         const Entity filled = src.move_row_into(src_row, dst, dst_row);
         if (filled != INVALID_ENTITY) w.entities_[filled.index].row = src_row;
         EntityRecord& rec = w.entities_[e.index];
-        rec.archetype = dst.id;
+        rec.archetype = &dst;
         rec.row = dst_row;
     }
 
@@ -373,7 +373,7 @@ struct StructuralOps {
         const Entity* moved = dst.entities.data() + base;
         for (size_t r = 0; r < rows; ++r) {
             EntityRecord& rec = records[moved[r].index];
-            rec.archetype = dst.id;
+            rec.archetype = &dst;
             rec.row = base + static_cast<uint32_t>(r);
         }
         return rows;

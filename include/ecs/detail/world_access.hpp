@@ -29,7 +29,7 @@ struct WorldAccess {
     static const PodArray<EntityRecord>& records(const World& w) noexcept { return w.entities_.records(); }
     /// The current generation of slot `slot` (live: the one stored with its row).
     static uint32_t generation(const World& w, uint32_t slot) noexcept {
-        return w.entities_.generation(slot, w.graph_.all().begin());
+        return w.entities_.generation(slot);
     }
     /// The free slots, the next one to be reused last.
     static std::vector<uint32_t> free_list(const World& w) { return w.entities_.free_list(); }
@@ -127,7 +127,7 @@ inline bool World::check_invariants() const {
             const Entity e = arch.entities[row];
             if (e.index == 0 || e.index >= entities_.size()) return false;
             const EntityRecord& r = entities_[e.index];
-            if (r.archetype != arch.id || r.row != row || graph_[arch.id] != &arch) return false;
+            if (r.archetype != &arch || r.row != row || r.generation != e.generation) return false;
         }
         live += arch.size();
     }
