@@ -26,10 +26,10 @@ struct Seed {
     float k;
 };
 
-/// About 50 ns per entity: 100 dependent multiply-adds. (40 of them, the first calibration, measured
+/// About 50 ns per entity: 60 dependent multiply-adds. (40 of them, the first calibration, measured
 /// 20 ns per entity on the 2-core VM: the compiler interleaves the chains of neighbouring entities.)
 inline float burn(float x, float k) {
-    for (int i = 0; i < 100; ++i) x = x * k + 0.5f;
+    for (int i = 0; i < 60; ++i) x = x * k + 0.5f;
     return x;
 }
 
