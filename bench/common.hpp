@@ -22,36 +22,11 @@
 #include <benchmark/benchmark.h>
 #include <ecs/world.hpp>
 
+#include "components.hpp"
+
 namespace bench {
 
-// -------------------------------------------------------------------------------------------------
-// Components
-// -------------------------------------------------------------------------------------------------
-
-struct Position {
-    float x, y;
-};
-struct Velocity {
-    float x, y;
-};
-struct Health {
-    int hp, max_hp;
-};
-/// Dummies used to fragment the world into many archetypes.
-struct A {
-    float v;
-};
-struct B {
-    float v;
-};
-struct C {
-    float v;
-};
-struct D {
-    float v;
-};
-/// An empty tag (stored without bytes).
-struct Tag {};
+// Components: components.hpp (shared with ecs_op_cost, which does not link Google Benchmark).
 
 // -------------------------------------------------------------------------------------------------
 // Ranges and timing

@@ -27,6 +27,8 @@
 
 #include <ecs/world.hpp>
 
+#include "components.hpp"
+
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
@@ -41,15 +43,9 @@
 
 namespace {
 
-struct Position {
-    float x, y;
-};
-struct Velocity {
-    float x, y;
-};
-struct Health {
-    int hp, max_hp;
-};
+using bench::Health;
+using bench::Position;
+using bench::Velocity;
 
 /// Resident bytes of this process (Linux; 0 elsewhere).
 size_t resident_bytes() {
