@@ -526,14 +526,14 @@ private:
     }
 
     ECS_NOINLINE void reallocate(size_t new_capacity) {
+        if (grows_with_realloc()) {
+            reallocate_columns(new_capacity);
+            return;
+        }
         size_t bytes = 0;
         for (const ComponentColumn& c : columns) {
             if (c.elem_size == 0) continue;
             bytes = align_up(bytes, region_align(c)) + new_capacity * c.elem_size;
-        }
-        if (grows_with_realloc()) {
-            reallocate_in_place(new_capacity, bytes);
-            return;
         }
         const size_t align = detail::max_of<size_t>(16, block_align);
         auto* fresh = static_cast<uint8_t*>(::operator new(bytes, std::align_val_t(align)));
@@ -563,8 +563,7 @@ private:
     /// which for large columns moves pages (mremap) instead of bytes. No column shifts inside a
     /// shared block, so growth copies nothing and leaves no touched page behind (#20: resident
     /// bytes per entity are the bytes the rows use). `block` stays nullptr.
-    void reallocate_in_place(size_t new_capacity, size_t bytes) {
-        (void)bytes;
+    void reallocate_columns(size_t new_capacity) {
         size_t total = 0;
         for (ComponentColumn& c : columns) {
             if (c.elem_size == 0) continue;
