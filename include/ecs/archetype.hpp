@@ -69,6 +69,23 @@ class Archetype;
 struct ArchetypeEdge {
     Archetype* add = nullptr;
     Archetype* remove = nullptr;
+    /// How a row crosses this edge as plain bytes (#20, Archetype::plain_plan): steps
+    /// [first - 1, first - 1 + count) of the source's `plain_steps`, the first `count8` of stride 8.
+    /// first == 0: no plan (the source's rows are not plain bytes).
+    struct Plan {
+        uint32_t first = 0;
+        uint16_t count = 0;
+        uint16_t count8 = 0;
+    };
+    Plan add_plan;
+    Plan remove_plan;
+};
+
+/// One column of a plain move (#20): the source column and the destination's column of the same
+/// type (nullptr when the destination lacks it: the value is dropped).
+struct PlainStep {
+    ComponentColumn* from;
+    ComponentColumn* to;
 };
 
 /**
@@ -86,6 +103,8 @@ public:
     /// Bytes the first allocation aims at (spec: initial capacity max(16, 16384 / row_size)).
     static constexpr size_t INITIAL_BLOCK_BYTES = 16384;
     static constexpr size_t MIN_CAPACITY = 16;
+    /// Widest stride the fast migration copies inline (wider ones take the general path's memcpy).
+    static constexpr size_t PLAIN_MAX_BYTES = 64;
 
     /// @pre `type_set` is sorted, duplicate-free, every id < ECS_MAX_COMPONENTS and has a factory.
     ECS_NOINLINE Archetype(TypeSet type_set, uint32_t archetype_id)
@@ -100,6 +119,7 @@ public:
             row_size += c.elem_size;
             if (c.elem_align > block_align) block_align = c.elem_align;
             if (!c.trivially_relocatable) all_trivial = false;
+            if (c.elem_size > PLAIN_MAX_BYTES) small_columns = false;
         }
     }
     Archetype(const Archetype&) = delete;
@@ -235,6 +255,71 @@ public:
         }
         if (ECS_UNLIKELY(has_side_rows())) return move_side_rows(src_row, dst, dst_row);
         return pop_handle(src_row);
+    }
+
+    /// True when push_entity() would neither grow a buffer nor stamp ticks: the entity list has
+    /// room, so the block has too (`entities.capacity() <= capacity_` while rows have bytes).
+    [[nodiscard]] ECS_FORCEINLINE bool has_plain_room() const noexcept {
+        return entities.size() != entities.capacity() && !ticks.active();
+    }
+
+    /**
+     * Builds the plan of a plain move from this archetype to `dst` (called when the edge is
+     * linked): one step per column with bytes, stride-8 columns first. No plan (first == 0) unless
+     * every column is plain bytes of at most PLAIN_MAX_BYTES. Steps point at `columns` of both
+     * archetypes, which never move once constructed.
+     */
+    ArchetypeEdge::Plan plain_plan(Archetype& dst) {
+        ArchetypeEdge::Plan plan;
+        if (!all_trivial || !small_columns) return plan;
+        plan.first = static_cast<uint32_t>(plain_steps.size() + 1);
+        for (int pass = 0; pass < 2; ++pass) {
+            for (ComponentColumn& c : columns) {
+                if (c.elem_size == 0 || (c.elem_size == 8) != (pass == 0)) continue;
+                const uint16_t to = dst.column_index[c.type_id];
+                plain_steps.push_back(PlainStep{&c, to == NO_COLUMN ? nullptr : &dst.columns[to]});
+                ++plan.count;
+                if (pass == 0) ++plan.count8;
+            }
+        }
+        return plan;
+    }
+
+    /**
+     * move_row_to() for the fast path (#20), following `plan` (see plain_plan): appends `e` to
+     * `dst`, copies the columns both have, fills the hole from the last row. Inline code only (no
+     * call, no allocation), so the caller stays a leaf function. Columns of `dst` this archetype
+     * lacks are left UNINITIALISED at the returned row: the caller constructs them.
+     * @pre plan.first != 0, !has_side_rows() and dst.has_plain_room(); `&dst != this`.
+     */
+    ECS_FORCEINLINE RowMove move_plain_row(ArchetypeEdge::Plan plan, uint32_t src_row, Archetype& dst, Entity e) noexcept {
+        const size_t dst_row = dst.entities.size();
+        dst.entities.push_back_unchecked(e);
+        const size_t last = entities.size() - 1;
+        const PlainStep* step = plain_steps.data() + (plan.first - 1);
+        const PlainStep* const end8 = step + plan.count8;
+        const PlainStep* const end = step + plan.count;
+        if (src_row != last) {
+            for (; step != end8; ++step) {
+                uint8_t* const base = step->from->data;
+                if (step->to != nullptr) std::memcpy(step->to->data + dst_row * 8, base + size_t(src_row) * 8, 8);
+                std::memcpy(base + size_t(src_row) * 8, base + last * 8, 8);
+            }
+            for (; step != end; ++step) {
+                const size_t size = step->from->elem_size;
+                uint8_t* const hole = step->from->data + src_row * size;
+                if (step->to != nullptr) copy_plain(step->to->data + dst_row * size, hole, size);
+                copy_plain(hole, step->from->data + last * size, size);
+            }
+        } else {
+            for (; step != end8; ++step)
+                if (step->to != nullptr) std::memcpy(step->to->data + dst_row * 8, step->from->data + size_t(src_row) * 8, 8);
+            for (; step != end; ++step) {
+                const size_t size = step->from->elem_size;
+                if (step->to != nullptr) copy_plain(step->to->data + dst_row * size, step->from->data + src_row * size, size);
+            }
+        }
+        return RowMove{static_cast<uint32_t>(dst_row), pop_handle(src_row)};
     }
 
     /**
@@ -426,13 +511,32 @@ public:
     detail::RowEnable enable;               ///< disabled bits (enable.hpp); near `entities`: every query run tests it
     ComponentMask mask;                     ///< bit per type, for query matching
     detail::PodArray<ArchetypeEdge> edges;       ///< edge cache indexed by component id
+    detail::PodArray<PlainStep> plain_steps;     ///< the steps of every edge's plain plan (#20)
     std::array<uint16_t, ECS_MAX_COMPONENTS> column_index{}; ///< component id -> column, or NO_COLUMN
     uint32_t id = 0;                        ///< position in the world's archetype list
     size_t row_size = 0;                    ///< sum of the columns' strides
     bool all_trivial = true;                ///< every column is trivially copyable (no destructor to run)
+    bool small_columns = true;              ///< every stride <= PLAIN_MAX_BYTES (plain_rows())
     detail::RowTicks ticks;                 ///< tick columns of the tracked types (change_detection.hpp)
 
 private:
+    /// Copies one element of at most PLAIN_MAX_BYTES with inline code only: the common strides
+    /// spelled out, others in 8-byte words and a tail (no memcpy call: move_plain_row stays a leaf).
+    static ECS_FORCEINLINE void copy_plain(uint8_t* dst, const uint8_t* src, size_t n) noexcept {
+        if (ECS_LIKELY(n == 8)) {
+            std::memcpy(dst, src, 8);
+        } else if (n == 4) {
+            std::memcpy(dst, src, 4);
+        } else if (n == 16) {
+            std::memcpy(dst, src, 16);
+        } else if (n != 0) {
+            for (; n >= 8; n -= 8, dst += 8, src += 8) std::memcpy(dst, src, 8);
+            if (n & 4) { std::memcpy(dst, src, 4); dst += 4; src += 4; }
+            if (n & 2) { std::memcpy(dst, src, 2); dst += 2; src += 2; }
+            if (n & 1) *dst = *src;
+        }
+    }
+
     /// pop_into() without side rows: the last handle fills `row`, the last row goes.
     ECS_FORCEINLINE Entity pop_handle(size_t row) noexcept {
         const size_t last = entities.size() - 1;

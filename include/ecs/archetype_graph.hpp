@@ -137,6 +137,13 @@ public:
         return pack_archetype_slow<Ts...>(slot);
     }
 
+    /// The neighbour of `src` across `id` in direction `dir` if that edge was ever created, else
+    /// nullptr. An add edge exists only from an archetype lacking `id`, a remove edge only from one
+    /// having it, so a non-null answer also answers has(id).
+    static ECS_FORCEINLINE Archetype* cached_edge(const Archetype& src, ComponentTypeID id,
+                                                  Archetype* ArchetypeEdge::*dir) noexcept {
+        return ECS_LIKELY(id < src.edges.size()) ? src.edges[id].*dir : nullptr;
+    }
     /// `src` with `id` added, through the cached edge (created on first use); nullptr when refused.
     ECS_FORCEINLINE Archetype* add_target(Archetype& src, ComponentTypeID id) {
         Archetype* cached = cached_edge(src, id, &ArchetypeEdge::add);
@@ -253,10 +260,6 @@ private:
     detail::Box<detail::ChangeClock> clock_; ///< created by the first track(); archetypes point at it
     ComponentMask tracked_;                      ///< types with tick columns
 
-    static ECS_FORCEINLINE Archetype* cached_edge(const Archetype& src, ComponentTypeID id,
-                                                  Archetype* ArchetypeEdge::*dir) noexcept {
-        return ECS_LIKELY(id < src.edges.size()) ? src.edges[id].*dir : nullptr;
-    }
 
     ECS_NOINLINE Archetype* add_target_slow(Archetype& src, ComponentTypeID id) {
         if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::add: more than ECS_MAX_COMPONENTS component types in use"))
@@ -264,10 +267,7 @@ private:
         TypeSet types = src.types;
         types.insert(detail::upper_bound_value(types.begin(), types.end(), id), id);
         Archetype* dst = find_or_create(types); // may push to archetypes_, never moves `src`
-        if (dst != nullptr) {
-            src.edge(id).add = dst;
-            dst->edge(id).remove = &src;
-        }
+        if (dst != nullptr) link(src, *dst, id);
         return dst;
     }
 
@@ -275,9 +275,19 @@ private:
         TypeSet types = src.types;
         types.erase(detail::find_value(types.begin(), types.end(), id));
         Archetype* dst = find_or_create(types);
-        src.edge(id).remove = dst;
-        dst->edge(id).add = &src;
+        link(*dst, src, id);
         return dst;
+    }
+
+    /// Caches the edges between `without` and `with` (= `without` + `id`) in both directions, with
+    /// the plain-move plan of each (#20).
+    static void link(Archetype& without, Archetype& with, ComponentTypeID id) {
+        ArchetypeEdge& up = without.edge(id);
+        up.add = &with;
+        up.add_plan = without.plain_plan(with);
+        ArchetypeEdge& down = with.edge(id);
+        down.remove = &without;
+        down.remove_plan = with.plain_plan(without);
     }
 
     ECS_NOINLINE void cache_target(uint32_t slot, const Archetype& src, Archetype* dst) {

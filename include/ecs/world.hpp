@@ -376,7 +376,7 @@ public:
      * @pre A migration is not requested during iteration (refused); overwriting is allowed.
      */
     template <typename T>
-    void add(Entity e, T&& value) {
+    ECS_FORCEINLINE void add(Entity e, T&& value) {
         using C = detail::bare_t<T>;
         if constexpr (std::is_lvalue_reference_v<T>) {
             add(e, C(value)); // copy first: `value` may live in a column this call moves
@@ -384,9 +384,12 @@ public:
             add_sparse<C>(e, std::move(value)); // [sparse] no migration (detail/sparse_ops.hpp)
         } else {
             const ComponentTypeID id = ensure_column_factory<C>();
-            const AddSlot slot = add_slot(e, id, false);
-            if (ECS_UNLIKELY(slot.kind == AddSlot::DESTINATION_FULL)) add_to_full<C>(e, id, std::move(value));
-            else finish_add<C>(e, id, slot, value);
+            const PlainMove plain = add_plain(e, id);
+            if (ECS_LIKELY(plain.done)) { // [#20] migrated as plain bytes, no hook to run
+                if constexpr (!detail::is_tag_v<C>) ::new (plain.at) C(std::move(value));
+                return;
+            }
+            add_general<C>(e, id, std::move(value));
         }
     }
     /// @brief Adds a value-initialised `T` (convenient for tags): `world.add<Frozen>(e)`.
@@ -404,7 +407,7 @@ public:
     template <typename T>
     void remove(Entity e) {
         if constexpr (detail::is_sparse_v<T>) remove_sparse<detail::bare_t<T>>(e); // [sparse] no migration
-        else remove_id(e, component_id<T>());
+        else remove_plain(e, component_id<T>());
     }
 
     // -- Structural power (addition; defined in detail/structural.hpp, which states the rules) -------
@@ -894,6 +897,58 @@ private:
             if (observers_.any_query()) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
         }
         return e;
+    }
+
+    /// add_plain()'s answer: `done` when the entity migrated (`at`: raw storage for the new value).
+    struct PlainMove {
+        void* at;
+        bool done;
+    };
+
+    /**
+     * The fast path of add() and remove() (#20), a leaf function: a live entity, a cached edge
+     * (which implies `e` lacks `id` for an add edge and has it for a remove edge), rows of plain
+     * bytes on both sides (plain_rows), room in the destination, no observer, no iteration. Any
+     * other case returns "not done" having changed nothing, and the general path (add_slot,
+     * remove_id) runs every check again.
+     */
+    template <Archetype* ArchetypeEdge::*Dir, ArchetypeEdge::Plan ArchetypeEdge::*Plan>
+    ECS_FORCEINLINE PlainMove move_plain(Entity e, ComponentTypeID id) noexcept {
+        if (ECS_UNLIKELY(e.index >= entities_.size())) return {nullptr, false};
+        EntityRecord& rec = entities_[e.index];
+        Archetype* const src = rec.archetype;
+        if (rec.generation != e.generation || src == nullptr || id >= src->edges.size()) return {nullptr, false};
+        const ArchetypeEdge& edge = src->edges[id];
+        Archetype* const dst = edge.*Dir;
+        const ArchetypeEdge::Plan plan = edge.*Plan;
+        if (plan.first == 0 || !dst->has_plain_room() || src->has_side_rows() || observers_.any() || iterating())
+            return {nullptr, false};
+        const uint32_t src_row = rec.row;
+        const Archetype::RowMove m = src->move_plain_row(plan, src_row, *dst, e);
+        if (m.filled_by != INVALID_ENTITY) entities_[m.filled_by.index].row = src_row;
+        rec.archetype = dst;
+        rec.row = m.dst_row;
+        if constexpr (Dir == &ArchetypeEdge::add) {
+            const ComponentColumn& c = dst->columns.data()[dst->column_index[id]];
+            return {c.data + size_t(m.dst_row) * c.elem_size, true};
+        } else {
+            return {nullptr, true};
+        }
+    }
+    ECS_NOINLINE PlainMove add_plain(Entity e, ComponentTypeID id) noexcept {
+        return move_plain<&ArchetypeEdge::add, &ArchetypeEdge::add_plan>(e, id);
+    }
+    /// remove()'s one call: the fast path, else the general one.
+    ECS_NOINLINE void remove_plain(Entity e, ComponentTypeID id) {
+        if (!move_plain<&ArchetypeEdge::remove, &ArchetypeEdge::remove_plan>(e, id).done) remove_id(e, id);
+    }
+
+    /// add() when add_plain() did not do it: checks, hooks, overwrite, a destination about to grow.
+    template <typename C>
+    ECS_NOINLINE void add_general(Entity e, ComponentTypeID id, C&& value) {
+        const AddSlot slot = add_slot(e, id, false);
+        if (ECS_UNLIKELY(slot.kind == AddSlot::DESTINATION_FULL)) add_to_full<C>(e, id, std::move(value));
+        else finish_add<C>(e, id, slot, value);
     }
 
     /// Where add() puts its value. EXISTING: `e` already has the type, `at` is its value (overwrite
