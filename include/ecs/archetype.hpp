@@ -516,7 +516,7 @@ public:
     uint32_t id = 0;                        ///< position in the world's archetype list
     size_t row_size = 0;                    ///< sum of the columns' strides
     bool all_trivial = true;                ///< every column is trivially copyable (no destructor to run)
-    bool small_columns = true;              ///< every stride <= PLAIN_MAX_BYTES (plain_rows())
+    bool small_columns = true;              ///< every stride <= PLAIN_MAX_BYTES (plain_plan())
     detail::RowTicks ticks;                 ///< tick columns of the tracked types (change_detection.hpp)
 
 private:

@@ -383,13 +383,14 @@ public:
         } else if constexpr (detail::is_sparse_v<C>) {
             add_sparse<C>(e, std::move(value)); // [sparse] no migration (detail/sparse_ops.hpp)
         } else {
-            const ComponentTypeID id = ensure_column_factory<C>();
-            const PlainMove plain = add_plain(e, id);
+            // A cached edge means the destination exists, so C's column factory is registered: the
+            // fast path needs only the id (ensure_column_factory runs on the general path).
+            const PlainMove plain = add_plain(e, component_id<C>());
             if (ECS_LIKELY(plain.done)) { // [#20] migrated as plain bytes, no hook to run
                 if constexpr (!detail::is_tag_v<C>) ::new (plain.at) C(std::move(value));
                 return;
             }
-            add_general<C>(e, id, std::move(value));
+            add_general<C>(e, std::move(value));
         }
     }
     /// @brief Adds a value-initialised `T` (convenient for tags): `world.add<Frozen>(e)`.
@@ -907,10 +908,10 @@ private:
 
     /**
      * The fast path of add() and remove() (#20), a leaf function: a live entity, a cached edge
-     * (which implies `e` lacks `id` for an add edge and has it for a remove edge), rows of plain
-     * bytes on both sides (plain_rows), room in the destination, no observer, no iteration. Any
-     * other case returns "not done" having changed nothing, and the general path (add_slot,
-     * remove_id) runs every check again.
+     * with a plain-byte plan (an add edge exists only from an archetype lacking `id`, a remove edge
+     * only from one having it), room in the destination, no ticks or disabled bits on either side,
+     * no observer, no iteration. Any other case returns "not done" having changed nothing, and the
+     * general path (add_slot, remove_id) runs every check again. SPEC §3.3.
      */
     template <Archetype* ArchetypeEdge::*Dir, ArchetypeEdge::Plan ArchetypeEdge::*Plan>
     ECS_FORCEINLINE PlainMove move_plain(Entity e, ComponentTypeID id) noexcept {
@@ -945,7 +946,8 @@ private:
 
     /// add() when add_plain() did not do it: checks, hooks, overwrite, a destination about to grow.
     template <typename C>
-    ECS_NOINLINE void add_general(Entity e, ComponentTypeID id, C&& value) {
+    ECS_NOINLINE void add_general(Entity e, C&& value) {
+        const ComponentTypeID id = ensure_column_factory<C>();
         const AddSlot slot = add_slot(e, id, false);
         if (ECS_UNLIKELY(slot.kind == AddSlot::DESTINATION_FULL)) add_to_full<C>(e, id, std::move(value));
         else finish_add<C>(e, id, slot, value);
