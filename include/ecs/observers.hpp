@@ -121,7 +121,7 @@ public:
         if ((mask & remove_mask_).any()) return true;
         if (sparse_ == nullptr) return false;
         for (ComponentTypeID id : sparse_->ids())
-            if (remove_mask_.test(id) && sparse_->set(id)->contains(index)) return true;
+            if (remove_mask_.test(id) && sparse_->member(id).contains(index)) return true;
         return false;
     }
     /// [sparse] The world's sparse sets (hooks read sparse values through it); set once, when created.
@@ -137,7 +137,7 @@ public:
         if (!a.effective_mask(row, out)) return false;
         if (sparse != nullptr)
             for (ComponentTypeID type : sparse->ids()) {
-                const SparseSet& set = *sparse->set(type);
+                const SparseSet& set = sparse->member(type);
                 if (set.contains(index) && !set.disabled(index)) out.set(type);
             }
         return true;
@@ -217,7 +217,7 @@ public:
         if (sparse_ != nullptr) // [sparse] then the sparse components, in id order
             for (size_t i = 0; i < sparse_->ids().size(); ++i) {
                 const ComponentTypeID id = sparse_->ids()[i];
-                if (!remove_mask_.test(id) || !sparse_->set(id)->contains(e.index)) continue;
+                if (!remove_mask_.test(id) || !sparse_->member(id).contains(e.index)) continue;
                 fire(remove_, w, index, e, id);
                 if (!index.alive(e)) return true;
             }

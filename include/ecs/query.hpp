@@ -803,13 +803,18 @@ ECS_FORCEINLINE term_param_t<Term> term_fetch(const TermSource<Term>& source, si
     using P = term_pointer_t<Term>;
     if constexpr (is_sparse_v<term_component_t<Term>>) {
         (void)i;
-        void* p = source.set != nullptr ? source.set->find(index) : nullptr;
-        if constexpr (TermTraits<Term>::optional)
+        if constexpr (TermTraits<Term>::optional) {
+            void* p = source.set != nullptr ? source.set->find(index) : nullptr;
             if (p != nullptr && source.set->disabled(index)) p = nullptr;
-        if constexpr (!TermTraits<Term>::read_only)
-            if (p != nullptr && source.set->ticks_active()) source.set->touch(index);
-        if constexpr (TermTraits<Term>::optional) return static_cast<P>(p);
-        else return *static_cast<P>(p); // passed the row test: present
+            if constexpr (!TermTraits<Term>::read_only)
+                if (p != nullptr && source.set->ticks_active()) source.set->touch(index);
+            return static_cast<P>(p);
+        } else { // passed the row test: the set exists and holds `index`
+            void* p = source.set->value_of(index);
+            if constexpr (!TermTraits<Term>::read_only)
+                if (source.set->ticks_active()) source.set->touch(index);
+            return *static_cast<P>(p);
+        }
     } else {
         (void)index;
         return term_element<Term>(source.column, i);

@@ -86,6 +86,8 @@ public:
         return s != 0 ? at(s - 1) : nullptr;
     }
     [[nodiscard]] ECS_FORCEINLINE bool contains(uint32_t index) const noexcept { return slot_of(index) != 0; }
+    /// The value of member `index`. @pre contains(index)
+    [[nodiscard]] ECS_FORCEINLINE void* value_of(uint32_t index) const noexcept { return at(sparse_.data()[index] - 1); }
 
     /**
      * Makes `e` a member and returns its value's storage, UNINITIALISED (the caller constructs the
@@ -239,6 +241,11 @@ public:
     /// The set of `id`, or nullptr.
     [[nodiscard]] ECS_FORCEINLINE SparseSet* set(ComponentTypeID id) const noexcept {
         return id < sets_.size() ? sets_.data()[id] : nullptr;
+    }
+    /// The set of an id listed by ids() (which always has one). @pre `id` is in ids()
+    [[nodiscard]] ECS_FORCEINLINE SparseSet& member(ComponentTypeID id) const noexcept {
+        ECS_ASSERT(set(id) != nullptr, "SparseRoom::member: the id has no sparse set");
+        return *sets_.data()[id];
     }
     /// The set of `id`, created when missing. @pre `id` has a column factory
     SparseSet& ensure(ComponentTypeID id) {

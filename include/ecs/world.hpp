@@ -308,7 +308,7 @@ public:
         }
         size_t next = 0; // [sparse] merged with the table components, in id order
         for (const ComponentTypeID id : room->ids()) {
-            void* value = room->set(id)->find(e.index);
+            void* value = room->member(id).find(e.index);
             if (value == nullptr) continue;
             for (; next < arch.columns.size() && arch.columns[next].type_id < id; ++next)
                 fn(arch.columns[next].type_id, arch.columns[next].at(r.row));

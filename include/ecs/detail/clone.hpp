@@ -39,7 +39,7 @@ struct WorldCloner {
         const SparseRoom* room = WorldAccess::sparse(src); // [sparse] the same check for sparse sets
         if (room != nullptr)
             for (const ComponentTypeID id : room->ids()) {
-                const SparseSet& set = *room->set(id);
+                const SparseSet& set = room->member(id);
                 const std::string_view type = component_info(id).name;
                 if (set.size() != 0 &&
                     !ECS_CHECK(set.ops().copy != nullptr,

@@ -872,7 +872,7 @@ inline void write_snapshot(const World& world, std::ostream& out, uint32_t versi
     }
     if (const SparseRoom* room = WorldAccess::sparse(world)) // [sparse] sparse types present too
         for (const ComponentTypeID t : room->ids())
-            if (room->set(t)->size() != 0 && !ECS_CHECK(component_registry().find(t) != nullptr,
+            if (room->member(t).size() != 0 && !ECS_CHECK(component_registry().find(t) != nullptr,
                                                          "serialize: the world holds a component type that was never "
                                                          "registered (call register_component<T>(name) first)")) {
                 out.setstate(std::ios_base::failbit);

@@ -80,7 +80,11 @@ struct SnapshotSections {
     template <typename RegistrationOf>
     bool build(const World& world, RegistrationOf&& registration_of) {
         if (!build_sparse(world, registration_of)) return false;
-        build_enable(world, [&](ComponentTypeID id) -> const std::string& { return registration_of(id)->name; });
+        build_enable(world, [&](ComponentTypeID id) -> const std::string& {
+            static const std::string unregistered; // not reached: every type present is registered (@pre)
+            const auto* reg = registration_of(id);
+            return reg != nullptr ? reg->name : unregistered;
+        });
         return true;
     }
     /// Bytes the sections add to the body.
@@ -115,14 +119,14 @@ private:
         const SparseRoom* room = WorldAccess::sparse(world);
         if (room == nullptr) return true;
         uint32_t types = 0;
-        for (const ComponentTypeID id : room->ids()) types += room->set(id)->size() != 0 ? 1u : 0u;
+        for (const ComponentTypeID id : room->ids()) types += room->member(id).size() != 0 ? 1u : 0u;
         if (types == 0) return true;
         has_sparse = true;
         sparse.u32(types);
         ByteSink values;
         std::ostream values_out(&values);
         for (const ComponentTypeID id : room->ids()) {
-            const SparseSet& set = *room->set(id);
+            const SparseSet& set = room->member(id);
             if (set.size() == 0) continue;
             const auto* reg = registration_of(id);
             sparse.name(reg->name);
@@ -159,7 +163,7 @@ private:
         }
         if (const SparseRoom* room = WorldAccess::sparse(world)) // disabled sparse components
             for (const ComponentTypeID id : room->ids()) {
-                const SparseSet& set = *room->set(id);
+                const SparseSet& set = room->member(id);
                 if (set.disabled_count() == 0) continue;
                 if (by_type.size() <= id) by_type.resize(size_t(id) + 1);
                 set.each([&](uint32_t index, const void*) {

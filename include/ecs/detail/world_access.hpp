@@ -133,7 +133,7 @@ inline bool World::check_invariants() const {
     }
     if (const detail::SparseRoom* room = graph_.sparse()) // [sparse] every member alive, indexes consistent
         for (const ComponentTypeID id : room->ids()) {
-            const detail::SparseSet& set = *room->set(id);
+            const detail::SparseSet& set = room->member(id);
             if (!set.check() || is_sparse_id(id) == false) return false;
             bool members_alive = true;
             set.each([&](uint32_t index, const void*) {
