@@ -109,7 +109,7 @@ inline void World::toggle_observed(Entity e, ComponentTypeID id, bool off) {
     }
     if (sparse != nullptr) { // [sparse] re-read: an observer may have removed it
         detail::SparseSet* set = graph_.sparse()->set(id);
-        if (!set->contains(e.index)) return;
+        if (set == nullptr || !set->contains(e.index)) return;
         set->set_disabled(e.index, off);
     } else {
         if (!arch_of(r).has(id)) return; // an observer removed it

@@ -129,6 +129,7 @@ private:
             const SparseSet& set = room->member(id);
             if (set.size() == 0) continue;
             const auto* reg = registration_of(id);
+            if (reg == nullptr) return false; // not reached: write_snapshot checked every type (@pre)
             sparse.name(reg->name);
             sparse.u32(reg->element_size);
             sparse.u32(static_cast<uint32_t>(set.size()));
