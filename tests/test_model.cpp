@@ -811,9 +811,11 @@ private:
             const Content& c = slots_[e.index].content;
             if (!c.has(k) || !Traits<T>::matches(value, c.get(k)))
                 fail(std::string("on_remove for ") + kind_names[k] + " sees a value the model does not hold on " + describe(e));
-            // destroy_recursive destroys leaves first: inside the subtree a parent outlives its children.
+            // destroy_recursive destroys leaves first: inside the subtree a parent outlives its children,
+            // unless a hook destroyed the parent (the Pod on_remove hook destroys spawned entities).
             if (recursive_strict_ && std::find(recursive_subtree_.begin(), recursive_subtree_.end(), e) != recursive_subtree_.end() &&
-                slots_[e.index].has_parent && !w.alive(slots_[e.index].parent))
+                slots_[e.index].has_parent && !w.alive(slots_[e.index].parent) &&
+                std::none_of(hook_log_.begin(), hook_log_.end(), [&](const HookEvent& h) { return !h.created && h.e == slots_[e.index].parent; }))
                 fail("destroy_recursive: on_remove of " + describe(e) + " runs after its parent was destroyed");
         }
     }
