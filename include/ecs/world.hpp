@@ -16,7 +16,7 @@
  * | names            | names.hpp              | entity names: name -> entity, entity -> name          |
  * | relations        | relation.hpp, detail/relation_ops.hpp | relationship pairs, both directions    |
  * | commands         | detail/command_queue.hpp, detail/commands.hpp | deferred structural changes    |
- * | structural ops   | detail/structural.hpp  | multi-type add/remove, emplace, bulk destroy/remove/add |
+ * | structural ops   | detail/structural.hpp  | multi-type add/remove, emplace, bulk ops, add/remove fast path |
  *
  * Data flows one way: entity -> record -> archetype -> column.
  *
@@ -906,43 +906,13 @@ private:
         bool done;
     };
 
-    /**
-     * The fast path of add() and remove() (#20), a leaf function: a live entity, a cached edge
-     * with a plain-byte plan (an add edge exists only from an archetype lacking `id`, a remove edge
-     * only from one having it), room in the destination, no ticks or disabled bits on either side,
-     * no observer, no iteration. Any other case returns "not done" having changed nothing, and the
-     * general path (add_slot, remove_id) runs every check again. SPEC §3.3.
-     */
-    template <Archetype* ArchetypeEdge::*Dir, ArchetypeEdge::Plan ArchetypeEdge::*Plan>
-    ECS_FORCEINLINE PlainMove move_plain(Entity e, ComponentTypeID id) noexcept {
-        if (ECS_UNLIKELY(e.index >= entities_.size())) return {nullptr, false};
-        EntityRecord& rec = entities_[e.index];
-        Archetype* const src = rec.archetype;
-        if (rec.generation != e.generation || src == nullptr || id >= src->edges.size()) return {nullptr, false};
-        const ArchetypeEdge& edge = src->edges[id];
-        Archetype* const dst = edge.*Dir;
-        const ArchetypeEdge::Plan plan = edge.*Plan;
-        if (plan.first == 0 || !dst->has_plain_room() || src->has_side_rows() || observers_.any() || iterating())
-            return {nullptr, false};
-        const uint32_t src_row = rec.row;
-        const Archetype::RowMove m = src->move_plain_row(plan, src_row, *dst, e);
-        if (m.filled_by != INVALID_ENTITY) entities_[m.filled_by.index].row = src_row;
-        rec.archetype = dst;
-        rec.row = m.dst_row;
-        if constexpr (Dir == &ArchetypeEdge::add) {
-            const ComponentColumn& c = dst->columns.data()[dst->column_index[id]];
-            return {c.data + size_t(m.dst_row) * c.elem_size, true};
-        } else {
-            return {nullptr, true};
-        }
-    }
-    ECS_NOINLINE PlainMove add_plain(Entity e, ComponentTypeID id) noexcept {
-        return move_plain<&ArchetypeEdge::add, &ArchetypeEdge::add_plan>(e, id);
-    }
+    /// The fast path of add() (`Adding`) and remove() (#20), a leaf function; defined in
+    /// detail/structural.hpp, which states when it applies (SPEC §3.3).
+    template <bool Adding>
+    ECS_FORCEINLINE PlainMove move_plain(Entity e, ComponentTypeID id) noexcept;
+    PlainMove add_plain(Entity e, ComponentTypeID id) noexcept;
     /// remove()'s one call: the fast path, else the general one.
-    ECS_NOINLINE void remove_plain(Entity e, ComponentTypeID id) {
-        if (!move_plain<&ArchetypeEdge::remove, &ArchetypeEdge::remove_plan>(e, id).done) remove_id(e, id);
-    }
+    void remove_plain(Entity e, ComponentTypeID id);
 
     /// add() when add_plain() did not do it: checks, hooks, overwrite, a destination about to grow.
     template <typename C>

@@ -1,7 +1,7 @@
 /**
  * @file ecs/detail/structural.hpp
- * @brief Structural power (addition): multi-type add and remove in one migration, emplace, and bulk
- *        destroy / remove / add over whole archetypes. Defines the World members declared in the
+ * @brief Structural power (addition): multi-type add and remove in one migration, emplace, bulk
+ *        destroy / remove / add over whole archetypes, and the single-type add / remove fast path (#20). Defines the World members declared in the
  *        "Structural power" section of world.hpp; included at the end of world.hpp.
  *
  * The floors are the usual ones: the archetype graph computes a multi-type destination once per
@@ -41,6 +41,49 @@
 #include "../world.hpp"
 
 namespace ecs {
+
+// -- the single-type add / remove fast path (#20) ----------------------------------------------------
+
+/**
+ * Migrates `e` across the cached edge of `id` (add edge when `Adding`, else remove edge) with inline
+ * code only, when every condition of the fast path holds: a live entity, a cached edge with a
+ * plain-byte plan (an add edge exists only from an archetype lacking `id`, a remove edge only from one
+ * having it, so no `has` test), room in the destination's entity list (no block grows: an argument
+ * living in it stays valid), no ticks or disabled bits on the source or ticks on the destination, no
+ * observer, no iteration. Any other case returns "not done" having changed nothing, and the general
+ * path (add_slot, remove_id) runs every check again. For an add, `at` is the new value's storage.
+ */
+template <bool Adding>
+ECS_FORCEINLINE World::PlainMove World::move_plain(Entity e, ComponentTypeID id) noexcept {
+    if (ECS_UNLIKELY(e.index >= entities_.size())) return {nullptr, false};
+    EntityRecord& rec = entities_[e.index];
+    Archetype* const src = rec.archetype;
+    if (rec.generation != e.generation || src == nullptr || id >= src->edges.size()) return {nullptr, false};
+    const ArchetypeEdge& edge = src->edges[id];
+    Archetype* const dst = Adding ? edge.add : edge.remove;
+    const ArchetypeEdge::Plan plan = Adding ? edge.add_plan : edge.remove_plan;
+    if (plan.first == 0 || !dst->has_plain_room() || src->has_side_rows() || observers_.any() || iterating())
+        return {nullptr, false};
+    const uint32_t src_row = rec.row;
+    const Archetype::RowMove m = src->move_plain_row(plan, src_row, *dst, e);
+    if (m.filled_by != INVALID_ENTITY) entities_[m.filled_by.index].row = src_row;
+    rec.archetype = dst;
+    rec.row = m.dst_row;
+    if constexpr (Adding) {
+        const ComponentColumn& c = dst->columns.data()[dst->column_index[id]];
+        return {c.data + size_t(m.dst_row) * c.elem_size, true};
+    } else {
+        return {nullptr, true};
+    }
+}
+
+ECS_NOINLINE inline World::PlainMove World::add_plain(Entity e, ComponentTypeID id) noexcept {
+    return move_plain<true>(e, id);
+}
+
+ECS_NOINLINE inline void World::remove_plain(Entity e, ComponentTypeID id) {
+    if (!move_plain<false>(e, id).done) remove_id(e, id);
+}
 namespace detail {
 
 /// The structural room: World's multi-type, emplace and bulk operations (friend of World).
