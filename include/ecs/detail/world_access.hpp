@@ -2,7 +2,7 @@
  * @file ecs/detail/world_access.hpp
  * @brief detail::WorldAccess, the internal door into a World for the library's own rooms and
  *        operations (serialization, prefabs, structural ops, relations, runtime components, clone),
- *        and World::check_invariants. Included at the end of world.hpp; not part of the public API.
+ *        Not part of the public API.
  */
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../world.hpp"
+#include "../world/world_class.hpp"
 
 namespace ecs {
 
@@ -106,52 +106,4 @@ struct WorldAccess {
 
 } // namespace detail
 
-inline bool World::check_invariants() const {
-    size_t live = 0;
-    for (size_t a = 0; a < graph_.size(); ++a) {
-        const Archetype& arch = *graph_[a];
-        if (arch.id != a || arch.columns.size() != arch.types.size()) return false;
-        for (size_t c = 1; c < arch.types.size(); ++c)
-            if (!(arch.types[c - 1] < arch.types[c])) return false; // sorted, no duplicates
-        if (arch.mask.count() != arch.types.size()) return false;
-        for (size_t c = 0; c < arch.types.size(); ++c) {
-            if (arch.columns[c].type_id != arch.types[c] || !arch.mask.test(arch.types[c]) ||
-                arch.column_index[arch.types[c]] != c)
-                return false;
-            const ComponentColumn& col = arch.columns[c];
-            if (col.elem_size != 0 && reinterpret_cast<uintptr_t>(col.data) % col.elem_align != 0) return false;
-        }
-        if (arch.row_size != 0 && arch.size() > arch.capacity()) return false;
-        if (!arch.enable.check(arch.size())) return false; // [enable] counts right, no bit past the rows
-        for (size_t row = 0; row < arch.size(); ++row) {
-            const Entity e = arch.entities[row];
-            if (e.index == 0 || e.index >= entities_.size()) return false;
-            const EntityRecord& r = entities_[e.index];
-            if (r.archetype != &arch || r.row != row || r.generation != e.generation) return false;
-        }
-        live += arch.size();
-    }
-    if (const detail::SparseRoom* room = graph_.sparse()) // [sparse] every member alive, indexes consistent
-        for (const ComponentTypeID id : room->ids()) {
-            const detail::SparseSet& set = room->member(id);
-            if (!set.check() || is_sparse_id(id) == false) return false;
-            bool members_alive = true;
-            set.each([&](uint32_t index, const void*) {
-                members_alive = members_alive && index < entities_.size() && entities_[index].live();
-            });
-            if (!members_alive) return false;
-        }
-    bool names_alive = true; // names belong to live entities only
-    names_.each([&](Entity e, std::string_view) { names_alive = names_alive && alive(e); });
-    return entities_.check(live) && names_.check() && names_alive && relations_.check(lookup()); // [relations]
-}
-
 } // namespace ecs
-
-#include "../runtime.hpp"                // [scripting] World::add_raw, get_raw, each_raw, ... and runtime components
-#include "commands.hpp"        // World::DeferredProxy and the commands it records
-#include "clone.hpp"           // World::clone
-#include "relation_ops.hpp"    // [relations] World::relate and the rest, the destroy path
-#include "structural.hpp"      // multi-type add/remove, emplace, bulk operations
-#include "enable_ops.hpp"      // [enable] World::disable / enable / enabled
-#include "sparse_ops.hpp"      // [sparse] World's sparse component paths

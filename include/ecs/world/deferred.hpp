@@ -1,5 +1,5 @@
 /**
- * @file ecs/detail/commands.hpp
+ * @file ecs/world/deferred.hpp
  * @brief The structural commands that World::DeferredProxy and CommandBuffer record, and
  *        World::DeferredProxy itself.
  *
@@ -14,9 +14,10 @@
 #include <new>
 #include <utility>
 
-#include "../world.hpp"
-#include "command_queue.hpp"
-#include "component_registry.hpp" // [scripting] check_known_id
+#include "../detail/command_queue.hpp"
+#include "../detail/component_registry.hpp" // check_known_id
+#include "../detail/world_access.hpp"
+#include "world_class.hpp"
 
 namespace ecs {
 
@@ -327,7 +328,8 @@ struct CommandRecorder {
  * command is dropped without running, the slot is freed with its generation bumped (the handle
  * never becomes alive).
  */
-class World::DeferredProxy {
+/// World::DeferredProxy: records structural changes into a world's own queue (World::deferred()).
+class DeferredProxy {
 public:
     explicit DeferredProxy(World& world) noexcept : world_(&world) {}
     /// Records destroy(e).
@@ -425,6 +427,6 @@ private:
     World* world_;
 };
 
-inline World::DeferredProxy World::deferred() noexcept { return DeferredProxy(*this); }
+inline DeferredProxy World::deferred() noexcept { return DeferredProxy(*this); }
 
 } // namespace ecs

@@ -1,5 +1,5 @@
 /**
- * @file ecs/detail/relation_ops.hpp
+ * @file ecs/world/relations.hpp
  * @brief The World side of relationships: World::relate and the other relationship members, the
  *        destroy path of a world holding pairs, and the engine side of the Related / Cascade filters.
  *
@@ -27,9 +27,10 @@
 #include <cstddef>
 #include <vector>
 
+#include "../detail/message.hpp"
+#include "../detail/world_access.hpp"
 #include "../relation.hpp"
-#include "../world.hpp"
-#include "message.hpp"
+#include "world_class.hpp"
 
 namespace ecs {
 

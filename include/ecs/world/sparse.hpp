@@ -1,5 +1,5 @@
 /**
- * @file ecs/detail/sparse_ops.hpp
+ * @file ecs/world/sparse.hpp
  * @brief The World's paths for sparse components (addition, 1.0): add, remove, get, create_with.
  *
  * Included at the end of world.hpp, where World is complete. The values live in the world's sparse
@@ -17,8 +17,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "../detail/world_access.hpp"
 #include "../sparse.hpp"
-#include "../world.hpp"
+#include "world_class.hpp"
 
 namespace ecs {
 

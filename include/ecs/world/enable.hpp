@@ -1,5 +1,5 @@
 /**
- * @file ecs/detail/enable_ops.hpp
+ * @file ecs/world/enable.hpp
  * @brief World::disable / enable / enabled (addition, 1.0): the World members of the enable room.
  *
  * Included at the end of world.hpp, where World is complete. The bits live in the archetypes
@@ -9,7 +9,8 @@
  */
 #pragma once
 
-#include "../world.hpp"
+#include "../detail/world_access.hpp"
+#include "world_class.hpp"
 
 namespace ecs {
 

@@ -1,5 +1,5 @@
 /**
- * @file ecs/detail/structural.hpp
+ * @file ecs/world/structural.hpp
  * @brief Structural power (addition): multi-type add and remove in one migration, emplace, bulk
  *        destroy / remove / add over whole archetypes, and the single-type add / remove fast path (#20). Defines the World members declared in the
  *        "Structural power" section of world.hpp; included at the end of world.hpp.
@@ -38,7 +38,8 @@
 #include <utility>
 #include <vector>
 
-#include "../world.hpp"
+#include "../detail/world_access.hpp"
+#include "world_class.hpp"
 
 namespace ecs {
 

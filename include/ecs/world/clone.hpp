@@ -1,5 +1,5 @@
 /**
- * @file ecs/detail/clone.hpp
+ * @file ecs/world/clone.hpp
  * @brief World::clone: an exact copy of a world's entities, components and names.
  *
  * Included at the end of world.hpp, where World is complete. The copy is built floor by floor:
@@ -16,8 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "../world.hpp"
-#include "message.hpp"
+#include "../detail/message.hpp"
+#include "../detail/world_access.hpp"
+#include "world_class.hpp"
 
 namespace ecs::detail {
 

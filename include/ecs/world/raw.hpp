@@ -1,0 +1,185 @@
+/**
+ * @file ecs/world/raw.hpp
+ * @brief World's untyped members: add_raw, remove_raw, get_raw, has_raw, each_raw and the raw
+ *        observer registrations, which reach any component, typed or runtime, by id or by name.
+ *
+ * They route to the same rooms as the typed calls: the archetype graph for migrations, the sparse
+ * room for sparse types, the observers for hooks. Runtime component types themselves (their ids,
+ * slots and column functions) live in runtime_types.hpp.
+ */
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "../detail/component_registry.hpp"
+#include "../detail/message.hpp"
+#include "../runtime_types.hpp"
+#include "world_class.hpp"
+
+namespace ecs {
+
+
+inline void* World::get_raw(Entity e, ComponentTypeID id) {
+    if (!alive(e)) return nullptr;
+    const EntityRecord& r = entities_[e.index];
+    Archetype& a = arch_of(r);
+    if (ECS_UNLIKELY(!a.has(id))) {
+        (void)detail::check_known_id("World::get_raw", id);
+        return nullptr;
+    }
+#if ECS_ASSERT_ENABLED
+    if (ECS_UNLIKELY(detail::current_access != nullptr) && detail::access_refused(id, true, component_info(id).name))
+        return nullptr;
+#endif
+    if (ECS_UNLIKELY(a.ticks.active())) a.touch(id, r.row); // mutable access counts as a change
+    return a.column(id).at(r.row);
+}
+
+inline const void* World::get_raw(Entity e, ComponentTypeID id) const {
+    if (!alive(e)) return nullptr;
+    const EntityRecord& r = entities_[e.index];
+    const Archetype& a = arch_of(r);
+    if (ECS_UNLIKELY(!a.has(id))) {
+        (void)detail::check_known_id("World::get_raw", id);
+        return nullptr;
+    }
+#if ECS_ASSERT_ENABLED
+    if (ECS_UNLIKELY(detail::current_access != nullptr) && detail::access_refused(id, false, component_info(id).name))
+        return nullptr;
+#endif
+    return a.column(id).at(r.row);
+}
+
+inline void* World::get_raw(Entity e, const char* name) {
+    const ComponentTypeID id = detail::resolve_name("World::get_raw", name);
+    return id != INVALID_COMPONENT_ID ? get_raw(e, id) : nullptr;
+}
+
+inline const void* World::get_raw(Entity e, const char* name) const {
+    const ComponentTypeID id = detail::resolve_name("World::get_raw", name);
+    return id != INVALID_COMPONENT_ID ? get_raw(e, id) : nullptr;
+}
+
+inline bool World::has_raw(Entity e, ComponentTypeID id) const {
+    if (alive(e) && arch_of(e).has(id)) return true;
+    (void)detail::check_known_id("World::has_raw", id);
+    return false;
+}
+
+inline bool World::has_raw(Entity e, const char* name) const {
+    const ComponentTypeID id = detail::resolve_name("World::has_raw", name);
+    return id != INVALID_COMPONENT_ID && has_raw(e, id);
+}
+
+inline void* World::get_raw(Entity e, std::string_view name) {
+    const ComponentTypeID id = detail::resolve_name("World::get_raw", name);
+    return id != INVALID_COMPONENT_ID ? get_raw(e, id) : nullptr;
+}
+
+inline const void* World::get_raw(Entity e, std::string_view name) const {
+    const ComponentTypeID id = detail::resolve_name("World::get_raw", name);
+    return id != INVALID_COMPONENT_ID ? get_raw(e, id) : nullptr;
+}
+
+inline bool World::has_raw(Entity e, std::string_view name) const {
+    const ComponentTypeID id = detail::resolve_name("World::has_raw", name);
+    return id != INVALID_COMPONENT_ID && has_raw(e, id);
+}
+
+inline void World::remove_raw(Entity e, ComponentTypeID id) {
+    if (!detail::check_known_id("World::remove_raw", id)) return;
+    remove_plain(e, id); // the fast path of remove<T> (#20), else the general one
+}
+
+inline void* World::add_raw(Entity e, ComponentTypeID id, const void* value) {
+    if (!detail::check_known_id("World::add_raw", id)) return nullptr;
+    const ColumnFactory factory = column_factory(id);
+    if (!ECS_CHECK(factory != nullptr, "World::add_raw: the component type has no storage (never used as a component)"))
+        return nullptr;
+    if (!alive(e)) return nullptr;
+    const ComponentColumn c = factory();
+    const std::string_view type = component_info(id).name;
+    if (!c.is_tag) {
+        const bool can = value != nullptr ? c.copy != nullptr
+                                          : detail::default_constructors[id].load(std::memory_order_acquire) != nullptr;
+        if (!ECS_CHECK(can, detail::detailed_message(value != nullptr ? "World::add_raw: the component type cannot be copied"
+                                                                        : "World::add_raw: the component type is not default-constructible",
+                                                     type, e)))
+            return nullptr;
+    }
+    // The new value is made outside the world first when constructing it in place could go wrong:
+    // a constructor that throws must not leave a half-built row or a destroyed old value behind, and
+    // observers (on_leave runs before the migration) may destroy the entity `value` belongs to.
+    detail::RawValue made(c);
+    bool taken_out = false;
+    if (!c.is_tag && (!c.trivially_relocatable || (value != nullptr && observers_.any_query()))) {
+        if (!detail::make_raw_value(made, c, id, value)) return nullptr;
+        taken_out = true;
+    }
+    AddSlot slot = add_slot(e, id, taken_out);
+    if (slot.kind == AddSlot::DESTINATION_FULL) { // the destination block moves: `value` may live in it
+        if (!detail::make_raw_value(made, c, id, value)) return nullptr;
+        taken_out = true;
+        slot = add_slot(e, id, true);
+    }
+    if (slot.kind == AddSlot::NOTHING) return nullptr;
+    if (!c.is_tag) {
+        if (slot.kind == AddSlot::EXISTING) {
+            if (taken_out) {
+                c.destroy_at(slot.at);
+                made.relocate_to(slot.at);
+            } else if (value != slot.at) { // plain bytes: written over the old value
+                if (value != nullptr) c.copy(slot.at, value);
+                else detail::default_constructors[id].load(std::memory_order_acquire)(slot.at);
+            }
+        } else if (taken_out) {
+            made.relocate_to(slot.at);
+        } else if (value != nullptr) {
+            c.copy(slot.at, value);
+        } else {
+            detail::default_constructors[id].load(std::memory_order_acquire)(slot.at);
+        }
+    }
+    if (slot.kind == AddSlot::FRESH) {
+        if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, lookup(), e, id);
+        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
+        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, &slot.from->mask);
+    } else {
+        if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id); // an overwrite is a change
+        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
+    }
+    // Hooks may have moved the row (or removed the component): read the address anew.
+    if (!alive(e)) return nullptr;
+    const EntityRecord& r = entities_[e.index];
+    return arch_of(r).has(id) ? arch_of(r).column(id).at(r.row) : nullptr;
+}
+
+template <typename Func>
+void World::each_raw(const ComponentTypeID* ids, size_t count, Func&& fn) {
+    static_assert(std::is_invocable_v<Func&, Entity, void* const*>,
+                  "World::each_raw: the callback must be callable as fn(ecs::Entity, void* const* components)");
+    if (!detail::raw_ids_ok(ids, count)) return;
+    if (!ECS_CHECK(!queries_.shared(), "World::each_raw: not available inside a parallel section")) return;
+#if ECS_ASSERT_ENABLED
+    if (ECS_UNLIKELY(detail::current_access != nullptr))
+        for (size_t i = 0; i < count; ++i)
+            if (detail::access_refused(ids[i], true, component_info(ids[i]).name)) return;
+#endif
+    detail::run_raw(queries_.raw_cache(ids, count, graph_), ids, count, queries_.scope_depth(), fn);
+}
+
+inline ObserverId World::on_add_raw(ComponentTypeID id, ErasedHook fn) {
+    if (!detail::check_known_id("World::on_add_raw", id)) return {};
+    return observers_.add_on_add(id, std::move(fn));
+}
+inline ObserverId World::on_remove_raw(ComponentTypeID id, ErasedHook fn) {
+    if (!detail::check_known_id("World::on_remove_raw", id)) return {};
+    return observers_.add_on_remove(id, std::move(fn));
+}
+inline ObserverId World::on_set_raw(ComponentTypeID id, ErasedHook fn) {
+    if (!detail::check_known_id("World::on_set_raw", id)) return {};
+    return observers_.add_on_set(id, std::move(fn));
+}
+
+} // namespace ecs

@@ -1,0 +1,2 @@
+#pragma once
+#include "world_class.hpp"

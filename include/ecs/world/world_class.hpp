@@ -1,0 +1,1150 @@
+/**
+ * @file ecs/world.hpp
+ * @brief The World: the facade that ties the rooms together.
+ *
+ * A World owns one of each room and routes every call to them; the logic lives in the rooms:
+ *
+ * | room             | header                 | owns                                                  |
+ * |------------------|------------------------|-------------------------------------------------------|
+ * | entity index     | entity_index.hpp       | records (archetype, row, generation), free list       |
+ * | archetype        | archetype.hpp          | one table's rows: growth, migration, swap-remove      |
+ * | archetype graph  | archetype_graph.hpp    | every archetype, the type-set index, edges, packs     |
+ * | query engine     | query.hpp              | terms, filters, caches, chunks, handles, row loops    |
+ * | observers        | observers.hpp          | on_add / on_remove / on_set hooks, query observers    |
+ * | change detection | change_detection.hpp   | tick clock, per-archetype tick columns, Changed/Added |
+ * | resources        | resources.hpp          | one value per type                                    |
+ * | names            | names.hpp              | entity names: name -> entity, entity -> name          |
+ * | relations        | relation.hpp, detail/relation_ops.hpp | relationship pairs, both directions    |
+ * | commands         | detail/command_queue.hpp, detail/commands.hpp | deferred structural changes    |
+ * | structural ops   | detail/structural.hpp  | multi-type add/remove, emplace, bulk ops, add/remove fast path |
+ *
+ * Data flows one way: entity -> record -> archetype -> column.
+ *
+ * Structural changes (create, destroy, adding a new component type, removing one) are forbidden
+ * while a query runs: they assert in debug builds and are refused (the world is left as it was) in
+ * every build. Queue them with deferred() instead.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../archetype.hpp"
+#include "../archetype_graph.hpp"
+#include "../change_detection.hpp"
+#include "../component.hpp"
+#include "../detail/algorithms.hpp"
+#include "../detail/command_queue.hpp"
+#include "../detail/message.hpp"
+#include "../detail/std_function.hpp"
+#include "../entity.hpp"
+#include "../entity_index.hpp"
+#include "../events.hpp"
+#include "../names.hpp"
+#include "../observers.hpp"
+#include "../query.hpp"
+#include "../relation.hpp"
+#include "../resources.hpp"
+#include "../sparse.hpp"
+
+namespace ecs {
+
+class World;
+class DeferredProxy;
+
+namespace detail {
+
+/// Storage a failed assertion can hand back as a reference when the library is built with a
+/// recording ECS_ASSERT (tests). Never reached while preconditions hold.
+template <typename T>
+T& fallback_object() noexcept {
+    alignas(T) static unsigned char bytes[sizeof(T)] = {};
+    return *reinterpret_cast<T*>(bytes);
+}
+
+struct WorldAccess;
+struct RelationOps;
+struct StructuralOps;
+
+} // namespace detail
+
+/**
+ * @brief Owns entities, their components and everything attached to them.
+ *
+ * Not thread-safe: one thread at a time. Movable (query handles stay bound to the old address), not
+ * copyable.
+ */
+class World {
+public:
+    /// Records structural changes into this world's queue (world/deferred.hpp).
+    using DeferredProxy = ecs::DeferredProxy;
+    /// Type-erased observer: receives the world, the entity and the component's address.
+    using ErasedHook = detail::Observers::ErasedHook;
+    /// `World::Exclude<Ts...>` names the same type as `ecs::Exclude<Ts...>` (both spellings work).
+    template <typename... Ts>
+    using Exclude = ecs::Exclude<Ts...>;
+
+    World() = default;
+    World(const World&) = delete;
+    World& operator=(const World&) = delete;
+    World(World&&) noexcept = default;
+    World& operator=(World&&) noexcept = default;
+    ~World() { deferred_.clear(); } // pending payloads go before the components they may name
+
+    // ----------------------------------------------------------------------------------------------
+    // Entity lifecycle
+    // ----------------------------------------------------------------------------------------------
+
+    /// @brief Creates an entity with no components. @pre Not during iteration (refused: INVALID_ENTITY).
+    Entity create() {
+        if (!ECS_CHECK(!iterating(), "World::create: structural change during iteration (use deferred())"))
+            return INVALID_ENTITY;
+        uint32_t row = 0;
+        const Entity e = spawn(*graph_.empty_archetype(), row);
+        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
+        return e;
+    }
+
+    /**
+     * @brief Creates an entity directly in the archetype of `{Ts...}`, moving (or copying lvalues of)
+     *        the given values into place. No migration; `on_add` fires per component in pack order.
+     * @pre Not during iteration. The types are distinct (checked at compile time).
+     * @return the new entity, or INVALID_ENTITY when refused.
+     */
+    template <typename... Ts>
+    Entity create_with(Ts&&... components) {
+        static_assert(detail::distinct_v<Ts...>, "create_with: component types must be distinct");
+        return create_in<false>(INVALID_ENTITY, std::forward<Ts>(components)...);
+    }
+
+    /**
+     * @brief Destroys an entity: `on_remove` fires for each of its components, then its row is
+     *        swap-removed, its slot's generation bumped and the slot freed. No-op for dead handles.
+     * @pre Not during iteration (refused).
+     */
+    void destroy(Entity e) {
+        if (!alive(e)) return;
+        if (!ECS_CHECK(!iterating(), "World::destroy: structural change during iteration (use deferred())")) return;
+        if (ECS_UNLIKELY(observers_.any() || relations_.any() || graph_.sparse() != nullptr || names_.any()))
+            return destroy_observed(e); // hooks, pairs, sparse components or names to deal with
+        const EntityRecord rec = entities_[e.index]; // #20: the plain path, nothing else to call
+        const Entity moved = arch_of(rec).erase_row(rec.row);
+        if (moved != INVALID_ENTITY) entities_[moved.index].row = rec.row;
+        entities_.release(e);
+    }
+
+    /// @brief True when `e` names a live entity of this world.
+    [[nodiscard]] bool alive(Entity e) const noexcept { return entities_.alive(e); }
+
+    // ---- [relations] begin: relationships (relation.hpp, detail/relation_ops.hpp; addition) ---------
+
+    /**
+     * @brief Attaches the pair (R, target) to `source`. No-op when already related. For an exclusive
+     *        R (relation_traits) a new target replaces the old one. The first pair of R gives `source`
+     *        the tag `detail::HasRelation<R>` (an archetype change: on_add / on_enter fire then).
+     * @pre Both alive; not during iteration (asserted and refused: nothing changes).
+     */
+    template <typename R>
+    void relate(Entity source, Entity target);
+    /// @brief Removes the pair (R, target) from `source`; no-op when not related. Removing the last R
+    ///        pair takes the HasRelation<R> tag off. @pre Not during iteration when it removes (refused).
+    template <typename R>
+    void unrelate(Entity source, Entity target);
+    /// @brief Removes every R pair of `source` (its targets lose it as a source). @pre as unrelate.
+    template <typename R>
+    void unrelate_all(Entity source);
+    /// @brief True when `source` has the pair (R, target). O(targets of source).
+    template <typename R>
+    [[nodiscard]] bool related(Entity source, Entity target) const;
+    /// @brief Number of R targets of `source` (0 when dead).
+    template <typename R>
+    [[nodiscard]] size_t target_count(Entity source) const;
+    /// @brief The `i`th R target of `source` in the order of relating; INVALID_ENTITY past the end.
+    template <typename R>
+    [[nodiscard]] Entity target(Entity source, size_t i = 0) const;
+    /// @brief Calls `fn(Entity target)` for each R target of `source`, in the order of relating, as
+    ///        they were when the call began (fn may change relationships and destroy entities).
+    template <typename R, typename Func>
+    void each_target(Entity source, Func&& fn) const;
+    /// @brief Calls `fn(Entity source)` for each entity having the pair (R, target), as they were when
+    ///        the call began, in no particular order. O(sources of target).
+    template <typename R, typename Func>
+    void each_source(Entity target, Func&& fn) const;
+
+    // ---- [relations] end ---------------------------------------------------------------------------
+
+private:
+    /// destroy()'s body: on_leave and on_remove hooks, then the row, the name and the slot. With
+    /// `Related`, the entity's pairs are removed after its hooks (detail/relation_ops.hpp).
+    template <bool Related>
+    void destroy_entity(Entity e) {
+        if (ECS_UNLIKELY(observers_.any_query()) && !observers_.dying(e)) { // [change] on_leave first
+            observers_.fire_leave(*this, lookup(), e, nullptr);
+            if (!alive(e)) return;
+        }
+        if (ECS_UNLIKELY(observers_.any_remove()) && observers_.any_remove_for(arch_of(e).mask, e.index)) {
+            // A hook may destroy `e` again: that nested call is a no-op, this one finishes the job.
+            if (!observers_.fire_all_on_remove(*this, lookup(), e) || !alive(e)) return;
+        }
+        if constexpr (Related) relations_.detach(e); // [relations] after the hooks: they may read the pairs
+        const EntityRecord& rec = entities_[e.index]; // re-read: a hook may have moved it
+        const uint32_t row = rec.row;
+        const Entity moved = arch_of(rec).erase_row(row);
+        if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
+        if (ECS_UNLIKELY(graph_.sparse() != nullptr)) graph_.sparse()->erase_entity(e.index); // [sparse] once, after the hooks
+        if (ECS_UNLIKELY(names_.any())) names_.erase(e.index); // after the hooks: they may read it
+        entities_.release(e);
+    }
+    /// [relations] destroy() in a world holding pairs (detail/relation_ops.hpp).
+    void relations_destroy(Entity e);
+    /// destroy() of live `e` in a world with observers, pairs, sparse components or names.
+    ECS_NOINLINE void destroy_observed(Entity e) {
+        if (relations_.any()) relations_destroy(e); // [relations] pairs, cascades
+        else destroy_entity<false>(e);
+    }
+
+public:
+
+    // ----------------------------------------------------------------------------------------------
+    // Names (names.hpp; addition)
+    // ----------------------------------------------------------------------------------------------
+
+    /**
+     * @brief Names `e` (unique per world); an empty `name` removes its name, renaming frees the old
+     *        one, destroy frees it. Allowed during iteration (not a structural change).
+     * @pre `e` is alive and no other entity is named `name` (asserted and refused: nothing changes).
+     */
+    void set_name(Entity e, std::string_view name) {
+        if (!ECS_CHECK(alive(e), detail::entity_message("World::set_name", {}, e, "is not alive"))) return;
+        if (!ECS_CHECK(name.size() <= MAX_ENTITY_NAME_LENGTH, "World::set_name: name longer than MAX_ENTITY_NAME_LENGTH"))
+            return;
+        (void)ECS_CHECK(names_.set(e, name), names_.taken_message("World::set_name", name));
+    }
+    /// @brief The name of `e`; empty when unnamed or dead. Valid until `e` is renamed or destroyed.
+    [[nodiscard]] std::string_view name(Entity e) const noexcept {
+        return alive(e) ? names_.name_of(e.index) : std::string_view{};
+    }
+    /// @brief The entity named `name`, or INVALID_ENTITY. O(1), no allocation.
+    [[nodiscard]] Entity lookup(std::string_view name) const noexcept { return names_.find(name); }
+
+    // ----------------------------------------------------------------------------------------------
+    // Component access
+    // ----------------------------------------------------------------------------------------------
+
+    /// @brief True when `e` is alive and has `T`.
+    template <typename T>
+    [[nodiscard]] bool has(Entity e) const noexcept {
+        if constexpr (detail::is_sparse_v<T>) return find_sparse<const detail::bare_t<T>>(e) != nullptr; // [sparse]
+        else return alive(e) && arch_of(e).has(component_id<T>());
+    }
+    /// @brief True when `e` is alive and has every one of `T, U, Ts...` (addition).
+    template <typename T, typename U, typename... Ts>
+    [[nodiscard]] bool has(Entity e) const noexcept {
+        if (!alive(e)) return false;
+        const Archetype& a = arch_of(e);
+        return a.has(component_id<T>()) && a.has(component_id<U>()) && (a.has(component_id<Ts>()) && ...);
+    }
+
+    /**
+     * @brief Reference to `e`'s `T`. Invalidated by any structural change to `e`'s archetype.
+     * @pre `e` is alive and has `T` (asserted, naming the type and the entity).
+     */
+    template <typename T>
+    T& get(Entity e) {
+        if constexpr (detail::is_sparse_v<T>) return get_sparse<T>(e); // [sparse] detail/sparse_ops.hpp
+#if ECS_ASSERT_ENABLED
+        if (!ECS_CHECK(alive(e), detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e, "is not alive")))
+            return detail::fallback_object<T>();
+        if (!ECS_CHECK(arch_of(e).has(component_id<T>()),
+                       detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e, "does not have the component")))
+            return detail::fallback_object<T>();
+        if (!detail::access_ok<T>()) return detail::fallback_object<T>();
+#endif
+        const EntityRecord r = entities_[e.index];
+        Archetype& a = arch_of(r);
+        if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
+            if (ECS_UNLIKELY(graph_.any_tracked()) && a.ticks.active()) a.touch(component_id<T>(), r.row);
+        return detail::element(column_data<T>(a), r.row);
+    }
+    template <typename T>
+    const T& get(Entity e) const {
+        return const_cast<World*>(this)->get<const T>(e);
+    }
+
+    /// @brief Pointer to `e`'s `T`, or nullptr when `e` is not alive or lacks `T`.
+    template <typename T>
+    [[nodiscard]] T* try_get(Entity e) noexcept {
+        if constexpr (detail::is_sparse_v<T>) return try_get_sparse<T>(e); // [sparse]
+        if (!alive(e) || !detail::access_ok<T>()) return nullptr;
+        const EntityRecord r = entities_[e.index];
+        Archetype& a = arch_of(r);
+        if (!a.has(component_id<T>())) return nullptr;
+        if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
+            if (ECS_UNLIKELY(graph_.any_tracked()) && a.ticks.active()) a.touch(component_id<T>(), r.row);
+        return &detail::element(column_data<T>(a), r.row);
+    }
+    template <typename T>
+    [[nodiscard]] const T* try_get(Entity e) const noexcept {
+        return const_cast<World*>(this)->try_get<const T>(e);
+    }
+
+    /**
+     * @brief Calls `fn(ComponentTypeID, void* data)` for each component of `e`, in id order (addition).
+     *        Tags give the address of their one shared object. No-op when `e` is not alive.
+     * @pre `fn` makes no structural change to `e` (the walk reads its archetype's type list).
+     */
+    template <typename Func>
+    void each_component(Entity e, Func&& fn) {
+        if (!alive(e)) return;
+        const EntityRecord& r = entities_[e.index];
+        const Archetype& arch = arch_of(r);
+        const detail::SparseRoom* room = graph_.sparse();
+        if (ECS_LIKELY(room == nullptr)) {
+            for (const ComponentColumn& c : arch.columns) fn(c.type_id, c.at(r.row));
+            return;
+        }
+        size_t next = 0; // [sparse] merged with the table components, in id order
+        for (const ComponentTypeID id : room->ids()) {
+            void* value = room->member(id).find(e.index);
+            if (value == nullptr) continue;
+            for (; next < arch.columns.size() && arch.columns[next].type_id < id; ++next)
+                fn(arch.columns[next].type_id, arch.columns[next].at(r.row));
+            fn(id, value);
+        }
+        for (; next < arch.columns.size(); ++next) fn(arch.columns[next].type_id, arch.columns[next].at(r.row));
+    }
+    /// @brief As each_component, with `fn(ComponentTypeID, const void* data)`.
+    template <typename Func>
+    void each_component(Entity e, Func&& fn) const {
+        const_cast<World*>(this)->each_component(e, [&](ComponentTypeID id, const void* p) { fn(id, p); });
+    }
+
+    // ---- [scripting] begin: untyped access by component id or name (defined in runtime.hpp) -------
+
+    /**
+     * @brief Adds component `id` to `e`, copied from `*value`, or value-initialised when `value` is
+     *        nullptr; overwrites it when `e` has it already (on_set fires; a new one also fires
+     *        on_add). Works for typed and runtime components alike (addition).
+     * @return the component's address, or nullptr when `e` is dead or the call is refused.
+     * @pre `id` names a component type used or registered in this process, which can copy (or
+     *      default-construct, for nullptr); not a migration during iteration (refused).
+     */
+    void* add_raw(Entity e, ComponentTypeID id, const void* value);
+    /// @brief Removes component `id` from `e` (as remove<T>); no-op when dead or absent. @pre known id
+    void remove_raw(Entity e, ComponentTypeID id);
+    /// @brief Address of `e`'s component `id`, or nullptr when `e` is dead or lacks it. Counts as a
+    ///        change for a tracked type, like a mutable get. @pre known id (refused: nullptr)
+    [[nodiscard]] void* get_raw(Entity e, ComponentTypeID id);
+    [[nodiscard]] const void* get_raw(Entity e, ComponentTypeID id) const;
+    /// @brief get_raw of the component type named `name` (registered name, else type name).
+    /// @pre a component type has that name (refused: nullptr)
+    [[nodiscard]] void* get_raw(Entity e, const char* name);
+    [[nodiscard]] const void* get_raw(Entity e, const char* name) const;
+    [[nodiscard]] void* get_raw(Entity e, std::string_view name);
+    [[nodiscard]] const void* get_raw(Entity e, std::string_view name) const;
+    /// @brief True when `e` is alive and has component `id`. @pre known id (refused: false)
+    [[nodiscard]] bool has_raw(Entity e, ComponentTypeID id) const;
+    /// @brief has_raw of the component type named `name`. @pre a type has that name (refused: false)
+    [[nodiscard]] bool has_raw(Entity e, const char* name) const;
+    [[nodiscard]] bool has_raw(Entity e, std::string_view name) const;
+    /**
+     * @brief Calls `fn(Entity, void* const* components)` for every entity having all `count` ids,
+     *        `components[i]` the address of its `ids[i]`; archetype creation order, then row order.
+     *        Every id counts as a mutable term (change detection). @pre known, distinct ids; `fn`
+     *        makes no structural change (refused, as in each).
+     */
+    template <typename Func>
+    void each_raw(const ComponentTypeID* ids, size_t count, Func&& fn);
+    /// @brief on_add / on_remove / on_set by component id, with the component's address.
+    ObserverId on_add_raw(ComponentTypeID id, ErasedHook fn);
+    ObserverId on_remove_raw(ComponentTypeID id, ErasedHook fn);
+    ObserverId on_set_raw(ComponentTypeID id, ErasedHook fn);
+
+    // ---- [scripting] end ---------------------------------------------------------------------------
+
+    // ----------------------------------------------------------------------------------------------
+    // Component mutation
+    // ----------------------------------------------------------------------------------------------
+
+    /**
+     * @brief Adds `value` to `e`. If `e` already has the type, the old value is destroyed and the new
+     *        one constructed in its place (no migration, no hook). Otherwise `e` migrates to the
+     *        archetype with the type added, and `on_add` fires. No-op when `e` is not alive.
+     * @pre A migration is not requested during iteration (refused); overwriting is allowed.
+     */
+    template <typename T>
+    ECS_FORCEINLINE void add(Entity e, T&& value) {
+        using C = detail::bare_t<T>;
+        if constexpr (std::is_lvalue_reference_v<T>) {
+            add(e, C(value)); // copy first: `value` may live in a column this call moves
+        } else if constexpr (detail::is_sparse_v<C>) {
+            add_sparse<C>(e, std::move(value)); // [sparse] no migration (detail/sparse_ops.hpp)
+        } else {
+            // A cached edge means the destination exists, so C's column factory is registered: the
+            // fast path needs only the id (ensure_column_factory runs on the general path).
+            const PlainMove plain = add_plain(e, component_id<C>());
+            if (ECS_LIKELY(plain.done)) { // [#20] migrated as plain bytes, no hook to run
+                if constexpr (!detail::is_tag_v<C>) ::new (plain.at) C(std::move(value));
+                return;
+            }
+            add_general<C>(e, std::move(value));
+        }
+    }
+    /// @brief Adds a value-initialised `T` (convenient for tags): `world.add<Frozen>(e)`.
+    template <typename T>
+    void add(Entity e) {
+        static_assert(std::is_default_constructible_v<T>, "World::add<T>(e): T must be default-constructible");
+        add(e, T{});
+    }
+
+    /**
+     * @brief Removes `T` from `e`: `on_remove` fires, then `e` migrates to the archetype without `T`
+     *        and the value is destroyed. No-op when `e` is not alive or lacks `T`.
+     * @pre Not during iteration when it would remove something (refused).
+     */
+    template <typename T>
+    void remove(Entity e) {
+        if constexpr (detail::is_sparse_v<T>) remove_sparse<detail::bare_t<T>>(e); // [sparse] no migration
+        else remove_plain(e, component_id<T>());
+    }
+
+    // -- Structural power (addition; defined in detail/structural.hpp, which states the rules) -------
+
+    /**
+     * @brief Adds two or more values in ONE migration: types `e` has are overwritten in place, the
+     *        others constructed in the destination archetype (no intermediate archetype). Hooks fire
+     *        after every value is written, as if added one at a time in argument order: per value
+     *        `on_add` (new types only) then `on_set`; `on_leave`/`on_enter` once. No-op when dead.
+     * @pre No migration during iteration (refused as a whole); pure overwrites are allowed. Types distinct.
+     */
+    template <typename T, typename U, typename... Ts>
+    void add(Entity e, T&& first, U&& second, Ts&&... rest);
+    /**
+     * @brief Removes every one of `T, U, Ts...` that `e` has in ONE migration (absent types ignored):
+     *        `on_leave` once, then `on_remove` per present type in template order, then the move.
+     * @pre Not during iteration when it would remove something (refused).
+     */
+    template <typename T, typename U, typename... Ts>
+    void remove(Entity e);
+    /**
+     * @brief Constructs `T(args...)` in place on `e`: in the destination row when `e` lacks `T` (one
+     *        migration; on_add then on_set), else over the old value (destroyed, then the new one
+     *        constructed in the same slot; on_set). Arguments may refer into the replaced value:
+     *        arithmetic and enum arguments are copied first; other argument lists build the value,
+     *        then move it in.
+     * @pre `e` is alive (asserted; a reference to zeroed static storage is returned and nothing is
+     *      constructed). No migration during iteration (refused likewise).
+     * @return `e`'s `T`, read after the hooks ran.
+     */
+    template <typename T, typename... Args>
+    T& emplace(Entity e, Args&&... args);
+    /// @brief `e`'s `T` (mutable access), emplacing `T(args...)` first when `e` lacks it. @pre as emplace.
+    template <typename T, typename... Args>
+    T& get_or_emplace(Entity e, Args&&... args);
+    /**
+     * @brief Destroys every entity having all `Ts...` and passing `filters` (With / Without);
+     *        `destroy_all()` destroys every entity. Whole archetypes at a time when no hook or query
+     *        observer can fire (O(rows), no per-row migration); otherwise the matching entities are
+     *        collected first and destroyed one by one. @return how many of the matching entities are
+     *        gone afterwards (also those a hook or a destroy_sources cascade destroyed first).
+     * @pre Not during iteration (refused: 0).
+     */
+    template <typename... Ts, typename... Filters>
+    size_t destroy_all(Filters... filters);
+    /// @brief Removes `T` from every entity having it and passing `filters`; whole archetypes moved
+    ///        at a time when no hook can fire. @return how many lost `T`. @pre Not during iteration.
+    template <typename T, typename... Filters>
+    size_t remove_all(Filters... filters);
+    /// @brief Adds a copy of `value` to every entity passing `filters` that lacks `T`; whole
+    ///        archetypes moved at a time when no hook can fire. @return how many gained `T`.
+    /// @pre Not during iteration (refused: 0). `T` is copy-constructible.
+    template <typename T, typename... Filters>
+    size_t add_all(const T& value, Filters... filters);
+
+    // ---- [enable] begin: enable bits (enable.hpp, detail/enable_ops.hpp; notes/enable.md) ----------
+
+    /**
+     * @brief Disables `e`'s `T` (addition): it stays on `e` (has, get, try_get, hooks work) but queries,
+     *        count<Ts...> and single treat it as absent. No migration. Allowed during iteration (a row
+     *        the running query has not reached yet may or may not see the change). No-op when `e` is
+     *        dead or lacks `T`; a `T` added later starts enabled. on_leave / on_enter observers fire.
+     */
+    template <typename T>
+    void disable(Entity e);
+    /// @brief Enables `e`'s `T` again (addition). No-op when `e` is dead, lacks `T` or `T` is enabled.
+    template <typename T>
+    void enable(Entity e);
+    /// @brief True when `e` is alive, has `T` and `T` is enabled (addition). The entity's own state
+    ///        (enabled(e)) does not enter into it.
+    template <typename T>
+    [[nodiscard]] bool enabled(Entity e) const noexcept;
+    /**
+     * @brief Disables entity `e` (addition): every query, count<Ts...> and single skips it unless the
+     *        query has ecs::IncludeDisabled{}; count() and alive() still count it. No migration; the
+     *        state survives adding and removing components. No-op when `e` is dead.
+     */
+    void disable(Entity e);
+    /// @brief Enables entity `e` again (addition). No-op when `e` is dead or enabled.
+    void enable(Entity e);
+    /// @brief True when `e` is alive and not disabled (addition).
+    [[nodiscard]] bool enabled(Entity e) const noexcept;
+
+    // ---- [enable] end -------------------------------------------------------------------------------
+
+    // ----------------------------------------------------------------------------------------------
+    // Queries (query.hpp has the terms, filters and the rules)
+    // ----------------------------------------------------------------------------------------------
+
+    /// @brief Number of live entities.
+    [[nodiscard]] size_t count() const noexcept { return entities_.alive_count(); }
+
+    /// @brief Number of live entities having all of `{T, Ts...}`. O(matching archetypes).
+    template <typename T, typename... Ts>
+    [[nodiscard]] size_t count() const {
+        const detail::QueryCache& q = cache_of<detail::TypeList<T, Ts...>, detail::TypeList<>>();
+        size_t n = 0;
+        detail::for_each_match(graph_, q, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; }); // [enable] [sparse] per row
+        return n;
+    }
+
+    /**
+     * @brief Calls `fn(Entity, Ts&...)` for the one entity having all of `{Ts...}`.
+     * @pre Exactly one entity matches (asserted; otherwise `fn` is not called).
+     */
+    template <typename... Ts, typename Func>
+    void single(Func&& fn) {
+        detail::QueryCache& q = cache_of<detail::TypeList<Ts...>, detail::TypeList<>>();
+        size_t n = 0;
+        Archetype* found = nullptr;
+        size_t row = 0;
+        detail::for_each_match(graph_, q, [&](Archetype& a, size_t begin, size_t k, uint64_t) { // [enable] [sparse]
+            if (found == nullptr) {
+                found = &a;
+                row = begin;
+            }
+            n += k;
+        });
+        if (!ECS_CHECK(n == 1, "World::single: expected exactly one matching entity")) return;
+        if (!detail::terms_access_ok<Ts...>()) return;
+        detail::IterationScope scope(queries_.scope_depth());
+        if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, row, 1); // [change]
+        const Entity e = found->entities[row];
+        fn(e, detail::term_fetch<Ts>(detail::term_source<Ts>(*found, row, false, graph_.sparse()), 0, e.index)...);
+    }
+
+    /**
+     * @brief Calls `fn(Entity, terms...)` (or `fn(terms...)`) for every entity matching the terms and
+     *        the filters before `fn`: `world.each<Position, const Velocity>(ecs::Without<Frozen>{}, fn)`.
+     *        Archetype creation order, then row order.
+     * @pre `fn` makes no structural change (asserted and refused); use deferred().
+     */
+    template <typename... Terms, typename... Args>
+    void each(Args&&... args) {
+        each_impl<0, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
+    }
+    /// @brief each over a const World: only `const T` and `Optional<const T>` terms (addition).
+    template <typename... Terms, typename... Args>
+    void each(Args&&... args) const {
+        static_assert(detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<>>::read_only,
+                      "World::each on a const World: every term must be const T or Optional<const T>");
+        const_cast<World*>(this)->each_impl<0, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
+    }
+    /// @brief As each, calling `fn(terms...)` without the entity.
+    template <typename... Terms, typename... Args>
+    void each_no_entity(Args&&... args) {
+        each_impl<1, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
+    }
+
+    /**
+     * @brief A query handle over `Terms...` and `filters` (addition): `q.each(fn)`, `q.each_chunk(fn)`,
+     *        `q.count()`, `q.empty()`, `q.first()`. Costs one cache lookup; the handle is four pointers and a tick.
+     */
+    template <typename... Terms, typename... Filters>
+    [[nodiscard]] Query<Terms...> query(Filters... filters) {
+        using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
+        static_assert(Check::check(), "ecs query check");
+        return Query<Terms...>(queries_, graph_, cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(), this,
+                               detail::filter_values(filters...)); // [relations] Related<R>{target}, Cascade<R>
+    }
+
+    /**
+     * @brief each, with `fn` running concurrently for different entities through `executor`
+     *        (addition): `world.each_par<Position, const Velocity>(pool, ecs::Without<Frozen>{}, fn)`.
+     *        Needs ecs/parallel.hpp (ecs/each_par.hpp states the rules). Change filters are refused
+     *        at compile time (a handle's progress is per handle: use a query handle's each).
+     */
+    template <typename... Terms, typename... Args>
+    void each_par(Executor& executor, Args&&... args) {
+        using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::init_t<Args...>>;
+        static_assert(Check::check(), "ecs query check");
+        static_assert(!Check::change_filtered, "World::each_par: Changed/Added filters need a query handle's each");
+        detail::EachParRunner<Terms...>::run_world(*this, executor, detail::init_t<Args...>{}, detail::last_arg(args...),
+                                                   args...);
+    }
+
+    /// @brief True while a query callback runs (addition).
+    [[nodiscard]] bool iterating() const noexcept { return queries_.iterating(); }
+
+    // ----------------------------------------------------------------------------------------------
+    // Deferred commands
+    // ----------------------------------------------------------------------------------------------
+
+    /// @brief A proxy recording structural changes into this world's queue; see flush_deferred().
+    [[nodiscard]] DeferredProxy deferred() noexcept;
+
+    /**
+     * @brief Executes every recorded command in recording order (commands recorded meanwhile, by
+     *        hooks for instance, run too), then empties the queue.
+     * @pre Not during iteration (asserted and refused).
+     */
+    void flush_deferred() {
+        if (!ECS_CHECK(!iterating(), "World::flush_deferred: called during iteration")) return;
+        deferred_.run_all(this);
+    }
+    /// @brief Number of commands waiting in the world's deferred queue (addition).
+    [[nodiscard]] size_t deferred_count() const noexcept { return deferred_.size(); }
+
+    // ----------------------------------------------------------------------------------------------
+    // Singleton resources (resources.hpp)
+    // ----------------------------------------------------------------------------------------------
+
+    /// @brief Inserts the resource of type `T`, or replaces it (the old value is destroyed first).
+    template <typename T>
+    void set_resource(T&& value) {
+        using R = detail::bare_t<T>;
+        if constexpr (std::is_lvalue_reference_v<T>) set_resource(R(value)); // `value` may be the resource
+        else resources_.set<R>(std::move(value));
+    }
+    /// @brief The resource of type `T`. @pre It exists (asserted).
+    template <typename T>
+    T& resource() {
+        T* p = try_resource<T>();
+        if (!ECS_CHECK(p != nullptr, detail::format_message("World::resource: resource does not exist [%.*s]",
+                                                            int(type_name<detail::bare_t<T>>().size()),
+                                                            type_name<detail::bare_t<T>>().data())))
+            return detail::fallback_object<T>();
+        return *p;
+    }
+    /// @brief The resource of type `T`, or nullptr.
+    template <typename T>
+    [[nodiscard]] T* try_resource() noexcept {
+        if (!detail::access_ok<T>()) return nullptr;
+        return static_cast<T*>(resources_.find(component_id<T>()));
+    }
+    template <typename T>
+    [[nodiscard]] const T* try_resource() const noexcept {
+        return const_cast<World*>(this)->try_resource<const T>();
+    }
+    /// @brief True when a resource of type `T` exists.
+    template <typename T>
+    [[nodiscard]] bool has_resource() const noexcept {
+        return try_resource<T>() != nullptr;
+    }
+    /// @brief Destroys the resource of type `T`; no-op when absent.
+    template <typename T>
+    void remove_resource() noexcept {
+        resources_.remove(component_id<T>());
+    }
+
+    // ----------------------------------------------------------------------------------------------
+    // Events (events.hpp; addition)
+    // ----------------------------------------------------------------------------------------------
+
+    /**
+     * @brief Sends an event of type `bare_t<E>` (moved in, or copied from an lvalue). It stays
+     *        readable by EventReader<E> until the second update_events() after this call. Allowed
+     *        during iteration and from inside a reader's callback.
+     */
+    template <typename E>
+    void send(E&& event) {
+        using T = detail::bare_t<E>;
+        static_assert(std::is_move_constructible_v<T> && std::is_destructible_v<T>, "World::send: event must be move-constructible");
+        events_.send<T>(std::forward<E>(event));
+    }
+    /**
+     * @brief Ends an event frame: destroys the events sent before the previous update_events(), on
+     *        every channel. Complexity: O(event types + events destroyed).
+     * @pre Not called from inside an EventReader's callback (asserted and refused).
+     */
+    void update_events() {
+        const bool done = events_.update();
+        ECS_ASSERT(done, "World::update_events: called while an EventReader reads this world");
+        (void)done;
+    }
+    friend struct detail::EventAccess;
+
+    // ----------------------------------------------------------------------------------------------
+    // Observers (observers.hpp)
+    // ----------------------------------------------------------------------------------------------
+
+    /**
+     * @brief Registers `fn` to run after a `T` is placed on an entity (create_with, add migration,
+     *        prefab instantiation, deferred flushes), once the record is updated, so get<T>(e) works.
+     *        Not on overwrite. Several hooks fire in registration order.
+     * A hook may change OTHER entities, structurally too; changing the observed entity is undefined.
+     */
+    template <typename T>
+    ObserverId on_add(std::function<void(World&, Entity, T&)> fn) {
+        const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
+        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_add: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
+        return observers_.add_on_add(id, detail::Observers::erase<T>(std::move(fn)));
+    }
+    /// @brief Registers `fn` to run before a `T` is destroyed by remove or destroy (still readable).
+    template <typename T>
+    ObserverId on_remove(std::function<void(World&, Entity, T&)> fn) {
+        const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
+        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_remove: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
+        return observers_.add_on_remove(id, detail::Observers::erase<T>(std::move(fn)));
+    }
+
+    // ---- [change] begin: value hooks, query observers, change detection (notes/change.md) ----------
+
+    /**
+     * @brief Registers `fn` to run after a value of `T` is written by add (new: after on_add; or
+     *        overwrite) or patch (addition). Not by mutable get, queries or create_with.
+     */
+    template <typename T>
+    ObserverId on_set(std::function<void(World&, Entity, T&)> fn) {
+        const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
+        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_set: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
+        return observers_.add_on_set(id, detail::Observers::erase<T>(std::move(fn)));
+    }
+
+    /**
+     * @brief `fn(World&, Entity)` runs once when a change (create, create_with, add, remove, destroy,
+     *        instantiate, a deferred flush) makes an entity start matching `Terms...` (T / const T) and
+     *        the With/Without filters, after that change's on_add hooks (addition). Entities matching
+     *        at registration are not reported: `world.on_enter<Position>(ecs::Without<Frozen>{}, fn)`.
+     */
+    template <typename... Terms, typename... Args>
+    ObserverId on_enter(Args&&... args) {
+        if (!ECS_CHECK(!detail::filter_values(args...).active, // [relations]
+                       "World::on_enter: Related<R>{target} and Cascade<R> are not accepted (Related<R>{} is)"))
+            return {};
+        return add_query_observer<Terms...>(true, detail::init_t<Args...>{}, detail::last_arg(args...));
+    }
+    /// @brief As on_enter, once before a change makes an entity stop matching (destroy included),
+    ///        before that change's on_remove hooks, while its components are readable (addition).
+    template <typename... Terms, typename... Args>
+    ObserverId on_leave(Args&&... args) {
+        if (!ECS_CHECK(!detail::filter_values(args...).active, // [relations]
+                       "World::on_leave: Related<R>{target} and Cascade<R> are not accepted (Related<R>{} is)"))
+            return {};
+        return add_query_observer<Terms...>(false, detail::init_t<Args...>{}, detail::last_arg(args...));
+    }
+
+    /// @brief Unregisters an observer; allowed inside any hook (the hook does not run again, the
+    ///        others keep their order). @return false when `id` is unknown or already disconnected.
+    bool disconnect(ObserverId id) { return observers_.disconnect(id); }
+
+    /**
+     * @brief Starts change detection for `T` in this world (addition); idempotent. Entities that have
+     *        `T` now count as added (and changed) at this point. Costs two 32-bit ticks per row of `T`.
+     */
+    template <typename T>
+    void track_changes() {
+        const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
+        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::track_changes: too many component types (raise ECS_MAX_COMPONENTS)")) return;
+        graph_.track(id);
+    }
+    /// @brief True when track_changes<T>() was called on this world.
+    template <typename T>
+    [[nodiscard]] bool tracks_changes() const noexcept {
+        return graph_.tracks(component_id<T>());
+    }
+    /**
+     * @brief Calls `fn(T&)` on `e`'s `T`; then `T` counts as changed and on_set fires.
+     * @pre As get: `e` is alive and has `T` (asserted; fn is not called). `fn` makes no structural change.
+     */
+    template <typename T, typename Func>
+    void patch(Entity e, Func&& fn) {
+        using C = detail::bare_t<T>;
+        if (!ECS_CHECK(has<C>(e), detail::entity_message("World::patch", type_name<C>(), e,
+                                                          "is not alive or does not have the component")))
+            return;
+        C& value = const_cast<C&>(get<const C>(e));
+        fn(value);
+        const ComponentTypeID id = component_id<C>();
+        if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id);
+        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
+    }
+    /// @brief `e`'s `T` counts as changed now. No-op when `e` is dead, lacks `T` or `T` is untracked.
+    template <typename T>
+    void mark_changed(Entity e) {
+        if (graph_.any_tracked()) touch(e, component_id<T>());
+    }
+
+    // ---- [change] end -------------------------------------------------------------------------------
+
+    // ----------------------------------------------------------------------------------------------
+    // Sorting
+    // ----------------------------------------------------------------------------------------------
+
+    /**
+     * @brief Sorts the rows of every archetype containing `T` by `cmp(const T&, const T&)`, all
+     *        columns in lockstep; records are updated. Stable: equal keys keep their order.
+     * @pre Not during iteration (asserted and refused).
+     * Complexity: O(n log n) per archetype, plus one swap per misplaced row and column.
+     */
+    template <typename T, typename Compare>
+    void sort(Compare&& cmp) {
+        using C = detail::bare_t<T>;
+        static_assert(!detail::is_sparse_v<C>, "World::sort<T>: T is stored sparse (it has no column to sort by)");
+        if (!ECS_CHECK(!iterating(), "World::sort: called during iteration")) return;
+        if constexpr (!detail::is_tag_v<C>) {
+            std::vector<uint32_t> order;
+            std::vector<uint32_t> scratch; // the merge buffer
+            std::vector<uint8_t> placed;
+            for (Archetype* arch : cache_of<detail::TypeList<C>, detail::TypeList<>>().archetypes) {
+                const size_t n = arch->size();
+                if (n < 2) continue;
+                const C* values = column_data<const C>(*arch);
+                order.resize(n);
+                scratch.resize(n);
+                for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+                auto less = [&](uint32_t a, uint32_t b) { return cmp(values[a], values[b]); };
+                detail::stable_sort_with_buffer(order.data(), n, scratch.data(), less);
+                arch->permute(order, placed);
+                for (size_t row = 0; row < n; ++row) entities_[arch->entities[row].index].row = static_cast<uint32_t>(row);
+            }
+        } else {
+            (void)cmp;
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------------
+    // Introspection (additions)
+    // ----------------------------------------------------------------------------------------------
+
+    /// @brief Number of archetypes created so far (the empty one included); never decreases.
+    [[nodiscard]] size_t archetype_count() const noexcept { return graph_.size(); }
+    /// @brief Bytes held by entity storage: column blocks, entity lists, records, deferred pages, names.
+    [[nodiscard]] size_t memory_bytes() const noexcept {
+        return entities_.memory_bytes() + graph_.memory_bytes() + deferred_.capacity_bytes() + names_.memory_bytes() +
+               relations_.memory_bytes();
+    }
+    /// @brief Checks every invariant of SPEC §6 over all archetypes and records. O(entities).
+    [[nodiscard]] bool check_invariants() const;
+
+    /**
+     * @brief An exact copy (addition): same handles, generations and free list, the same archetypes
+     *        in the same order with the same rows in the same order, components copy-constructed,
+     *        names and relationship pairs copied. Not copied: resources, hooks, query caches, events, deferred commands.
+     * @pre No live entity holds a type that is not copy-constructible (asserted and refused: an
+     *      empty world is returned, the source untouched). Complexity: O(slots + archetypes + rows).
+     */
+    [[nodiscard]] World clone() const;
+
+private:
+    friend struct detail::WorldAccess;
+    friend struct detail::StructuralOps;
+    friend class ecs::DeferredProxy;
+    friend struct detail::RelationOps;
+
+    /// Takes a slot and appends its row to `arch` (components of the row left uninitialised).
+    ECS_FORCEINLINE Entity spawn(Archetype& arch, uint32_t& row) {
+        const Entity e = entities_.allocate();
+        row = arch.push_entity(e);
+        entities_.place(e.index, &arch, row);
+        return e;
+    }
+
+    /// Makes the reserved slot `slot` live in a new row of `arch` (components uninitialised).
+    Entity spawn_reserved(Entity slot, Archetype& arch, uint32_t& row) {
+        row = arch.push_entity(slot);
+        entities_.place_reserved(slot.index, &arch, row);
+        return slot;
+    }
+
+    /// create_with, at a new slot (`Reserved` false) or at the reserved handle `slot`.
+    template <bool Reserved, typename... Ts>
+    Entity create_in(Entity slot, Ts&&... components) {
+        if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
+            // Copy first: an argument may refer into a column this call is about to grow.
+            return create_in<Reserved>(slot, detail::bare_t<Ts>(std::forward<Ts>(components))...);
+        } else if constexpr ((detail::is_sparse_v<detail::bare_t<Ts>> || ...)) { // [sparse] detail/sparse_ops.hpp
+            return create_with_sparse<Reserved>(slot, std::move(components)...);
+        } else {
+            if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))
+                return INVALID_ENTITY;
+            Archetype* arch = graph_.pack_archetype<detail::bare_t<Ts>...>();
+            if (arch == nullptr) return INVALID_ENTITY;
+            if (ECS_UNLIKELY(arch->full())) {
+                // The block is about to move and an argument may live in it: move the values out first.
+                return place_new<Reserved, Ts...>(*arch, slot, detail::bare_t<Ts>(std::move(components))...);
+            }
+            return place_new<Reserved, Ts...>(*arch, slot, std::forward<Ts>(components)...);
+        }
+    }
+
+    /// Allocates an entity in `arch` (or places the reserved `slot`) and constructs each component
+    /// from `values` (pack order `Ts`).
+    template <bool Reserved, typename... Ts, typename... Vs>
+    ECS_FORCEINLINE Entity place_new(Archetype& arch, Entity slot, Vs&&... values) {
+        uint32_t row = 0;
+        Entity e;
+        if constexpr (Reserved) {
+            e = spawn_reserved(slot, arch, row);
+        } else {
+            (void)slot;
+            e = spawn(arch, row);
+        }
+        (construct_at<detail::bare_t<Ts>>(arch, row, std::forward<Vs>(values)), ...);
+        if (ECS_UNLIKELY(observers_.any())) { // one test when there is no observer (#20)
+            if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
+            if (observers_.any_query()) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
+        }
+        return e;
+    }
+
+    /// add_plain()'s answer: `done` when the entity migrated (`at`: raw storage for the new value).
+    struct PlainMove {
+        void* at;
+        bool done;
+    };
+
+    /// The fast path of add() (`Adding`) and remove() (#20), a leaf function; defined in
+    /// detail/structural.hpp, which states when it applies (SPEC §3.3).
+    template <bool Adding>
+    ECS_FORCEINLINE PlainMove move_plain(Entity e, ComponentTypeID id) noexcept;
+    PlainMove add_plain(Entity e, ComponentTypeID id) noexcept;
+    /// remove()'s one call: the fast path, else the general one.
+    void remove_plain(Entity e, ComponentTypeID id);
+
+    /// add() when add_plain() did not do it: checks, hooks, overwrite, a destination about to grow.
+    template <typename C>
+    ECS_NOINLINE void add_general(Entity e, C&& value) {
+        const ComponentTypeID id = ensure_column_factory<C>();
+        const AddSlot slot = add_slot(e, id, false);
+        if (ECS_UNLIKELY(slot.kind == AddSlot::DESTINATION_FULL)) add_to_full<C>(e, id, std::move(value));
+        else finish_add<C>(e, id, slot, value);
+    }
+
+    /// Where add() puts its value. EXISTING: `e` already has the type, `at` is its value (overwrite
+    /// in place). FRESH: `e` has migrated, `at` is raw storage for the new value. DESTINATION_FULL:
+    /// nothing done yet, the destination block moves on the next row. NOTHING: dead or refused.
+    struct AddSlot {
+        enum Kind : uint8_t { NOTHING, EXISTING, FRESH, DESTINATION_FULL };
+        void* at;
+        Kind kind;
+        const Archetype* from = nullptr; ///< FRESH: the archetype `e` left (query observers)
+    };
+
+    /// add()'s type-erased part: checks, edge lookup and migration, one call per add.
+    ECS_NOINLINE AddSlot add_slot(Entity e, ComponentTypeID id, bool value_taken_out) {
+        if (!alive(e)) return {nullptr, AddSlot::NOTHING};
+        EntityRecord& rec = entities_[e.index];
+        Archetype& src = arch_of(rec);
+        if (src.has(id)) return {src.column(id).at(rec.row), AddSlot::EXISTING};
+        if (!ECS_CHECK(!iterating(), detail::detailed_message("World::add: structural change during iteration (use deferred())",
+                                                             component_info(id).name, e)))
+            return {nullptr, AddSlot::NOTHING};
+        Archetype* dst = graph_.add_target(src, id);
+        if (dst == nullptr) return {nullptr, AddSlot::NOTHING};
+        if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
+        if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_leave before the move (Without<T>)
+            observers_.fire_leave(*this, lookup(), e, &dst->mask);
+            if (!alive(e) || entities_[e.index].archetype != &src) return {nullptr, AddSlot::NOTHING};
+            if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
+        }
+        EntityRecord& moving = entities_[e.index]; // re-read: a hook may have grown the records
+        const uint32_t row = migrate(moving, e, src, *dst);
+        return {dst->column(id).at(row), AddSlot::FRESH, &src};
+    }
+
+    /// add() when the destination block moves on the next row: `value` may live in it, so it is
+    /// taken out first.
+    template <typename C>
+    ECS_NOINLINE void add_to_full(Entity e, ComponentTypeID id, C&& value) {
+        C local(std::move(value));
+        finish_add<C>(e, id, add_slot(e, id, true), local);
+    }
+
+    template <typename C>
+    ECS_FORCEINLINE void finish_add(Entity e, ComponentTypeID id, AddSlot slot, C& value) {
+        if (slot.kind == AddSlot::FRESH) {
+            if constexpr (!detail::is_tag_v<C>) ::new (slot.at) C(std::move(value));
+            if (ECS_UNLIKELY(observers_.any())) { // one test when there is no observer (#20)
+                if (observers_.any_add()) observers_.fire_on_add(*this, lookup(), e, id);
+                if (observers_.any_set()) observers_.fire_on_set(*this, lookup(), e, id); // [change]
+                if (observers_.any_query()) observers_.fire_enter(*this, lookup(), e, &slot.from->mask);
+            }
+        } else if (slot.kind == AddSlot::EXISTING) {
+            if constexpr (!detail::is_tag_v<C>) {
+                C* existing = static_cast<C*>(slot.at);
+                if (existing != &value) { // add(e, std::move(get<C>(e))): already in place
+                    existing->~C();
+                    ::new (static_cast<void*>(existing)) C(std::move(value));
+                }
+            }
+            if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id); // [change] an overwrite is a change
+            if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
+        }
+    }
+
+    /// remove()'s type-erased part.
+    ECS_NOINLINE void remove_id(Entity e, ComponentTypeID id) {
+        if (!alive(e)) return;
+        if (!arch_of(e).has(id)) return;
+        if (!ECS_CHECK(!iterating(), detail::detailed_message("World::remove: structural change during iteration (use deferred())",
+                                                             component_info(id).name, e)))
+            return;
+        if (ECS_LIKELY(!observers_.any())) { // one test when there is no observer (#20)
+            EntityRecord& rec = entities_[e.index];
+            Archetype& src = arch_of(rec);
+            migrate(rec, e, src, *graph_.remove_target(src, id));
+            return;
+        }
+        if (observers_.any_query()) { // [change] on_leave before on_remove
+            Archetype& from = arch_of(e);
+            observers_.fire_leave(*this, lookup(), e, &graph_.remove_target(from, id)->mask);
+            if (!alive(e) || !arch_of(e).has(id)) return;
+        }
+        if (observers_.any_remove() && observers_.has_remove(id)) {
+            observers_.fire_on_remove(*this, lookup(), e, id);
+            if (!alive(e) || !arch_of(e).has(id)) return;
+        }
+        EntityRecord& rec = entities_[e.index]; // re-read: a hook may have grown the records
+        Archetype& src = arch_of(rec);
+        if (observers_.any_query()) { // [change] on_enter after the move
+            ComponentMask before = src.mask; // [enable] a disabled `id` was absent already
+            if (src.enable.any() && src.disabled(id, rec.row)) before.reset(id);
+            migrate(rec, e, src, *graph_.remove_target(src, id));
+            observers_.fire_enter(*this, lookup(), e, &before);
+            return;
+        }
+        migrate(rec, e, src, *graph_.remove_target(src, id));
+    }
+
+    // -- [change] change detection and observer helpers --------------------------------------------
+
+    /// Stamps `e`'s `id` as changed now (no-op when dead, absent or untracked).
+    void touch(Entity e, ComponentTypeID id) noexcept {
+        if (!alive(e)) return;
+        const EntityRecord& r = entities_[e.index];
+        arch_of(r).touch(id, r.row);
+        if (ECS_UNLIKELY(graph_.sparse() != nullptr)) // [sparse]
+            if (detail::SparseSet* set = graph_.sparse()->set(id))
+                if (set->contains(e.index) && set->ticks_active()) set->touch(e.index);
+    }
+
+    template <typename... Terms, typename... Filters, typename Func>
+    ObserverId add_query_observer(bool enter, detail::TypeList<Filters...>, Func& fn) {
+        using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
+        static_assert(Check::check(), "ecs query check");
+        static_assert(!Check::change_filtered, "World::on_enter/on_leave: Changed<...>/Added<...> filters are not accepted");
+        static_assert((!detail::TermTraits<Terms>::optional && ...), "World::on_enter/on_leave: terms are T or const T");
+        static_assert(std::is_constructible_v<detail::Observers::EntityHook, Func&>,
+                      "World::on_enter/on_leave: the callback must be callable as fn(World&, Entity)");
+        ComponentMask include;
+        ComponentMask exclude;
+        bool impossible = false;
+        bool ignored = false;
+        detail::set_bits(include, impossible, typename Check::required{});
+        detail::set_bits(exclude, ignored, typename Check::excluded{});
+        return observers_.add_query_observer(enter, include, exclude, impossible, detail::Observers::EntityHook(fn));
+    }
+
+    /// [enable] disable/enable of component `id` (INVALID_COMPONENT_ID: the entity) with query observers.
+    void toggle_observed(Entity e, ComponentTypeID id, bool off);
+    /// [enable] disable/enable of sparse component `id` (a flag in its set).
+    void toggle_sparse(Entity e, ComponentTypeID id, bool off);
+
+    // -- [sparse] sparse storage (sparse.hpp); defined in detail/sparse_ops.hpp -----------------------
+    template <typename C, typename V>
+    void add_sparse(Entity e, V&& value);
+    template <typename C>
+    void remove_sparse(Entity e);
+    template <typename T>
+    T* find_sparse(Entity e) const noexcept; ///< no change stamp, no access check
+    template <typename T>
+    T* try_get_sparse(Entity e) noexcept;
+    template <typename T>
+    T& get_sparse(Entity e);
+    template <bool Reserved, typename... Ts>
+    Entity create_with_sparse(Entity slot, Ts&&... values); ///< create_in for a pack naming sparse types
+    template <bool Reserved, typename... Ts>
+    Entity place_mixed(Archetype& arch, Entity slot, Ts&&... values);
+    template <typename C, typename V>
+    void construct_mixed(Archetype& arch, uint32_t row, Entity e, V&& value);
+    /// The set of sparse type `id`, created (and shown to the observers) when missing.
+    detail::SparseSet& sparse_set_of(ComponentTypeID id);
+
+    /// The archetype a live record points at.
+    [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(const EntityRecord& r) const noexcept { return *r.archetype; }
+    /// The records with the archetype table (observers and relationships check handles through it).
+    [[nodiscard]] EntityLookup lookup() const noexcept { return EntityLookup{&entities_}; }
+    /// The archetype of live `e`.
+    [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(Entity e) const noexcept { return *entities_[e.index].archetype; }
+
+    /// Moves live `e` from `src` to `dst` (archetype.hpp does the rows) and updates both records.
+    ECS_FORCEINLINE uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
+        const Archetype::RowMove m = src.move_row_to(rec.row, dst, e);
+        if (m.filled_by != INVALID_ENTITY) entities_[m.filled_by.index].row = rec.row;
+        rec.archetype = &dst; // the records did not reallocate: no entity was created
+        rec.row = m.dst_row;
+        return m.dst_row;
+    }
+
+    template <typename C, typename V>
+    static void construct_at(Archetype& arch, uint32_t row, V&& value) {
+        if constexpr (!detail::is_tag_v<C>) {
+            ::new (static_cast<void*>(reinterpret_cast<C*>(arch.column(component_id<C>()).data) + row))
+                C(std::forward<V>(value));
+        } else {
+            (void)arch;
+            (void)row;
+            (void)value;
+        }
+    }
+
+    /// Typed base pointer of `T`'s column in `arch` (cv-qualification kept). @pre arch.has(T)
+    template <typename T>
+    static T* column_data(Archetype& arch) noexcept {
+        return reinterpret_cast<T*>(arch.column(component_id<T>()).data);
+    }
+
+    template <typename TermList, typename FilterList>
+    detail::QueryCache& cache_of() const {
+        return queries_.cache<TermList, FilterList>(graph_);
+    }
+
+    /// each / each_no_entity: `NoEntity` forces the `fn(terms...)` form.
+    template <int NoEntity, typename... Terms, typename... Filters, typename Func, typename... Args>
+    void each_impl(detail::TypeList<Filters...>, Func& fn, const Args&... args) {
+        using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
+        static_assert(Check::check(), "ecs query check");
+        static_assert(!Check::change_filtered, "World::each: Changed<...>/Added<...> filters need a handle that remembers its "
+                                               "previous run: use world.query<...>(ecs::Changed<T>{}).each(fn)");
+        constexpr bool with_entity = NoEntity == 0 && detail::takes_entity<Func, Terms...>();
+        if (!detail::terms_access_ok<Terms...>()) return;
+        detail::QueryCache& q = cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>();
+        if constexpr (Check::valued) { // [relations] Related<R>{target}, Cascade<R>: their values reach the run
+            const detail::FilterValues values = detail::filter_values(args...);
+            if (values.active) return detail::run_valued<with_entity, Terms...>(*this, graph_, q, values, queries_.scope_depth(), fn);
+        } else {
+            ((void)args, ...);
+        }
+        detail::run_query<with_entity, Terms...>(graph_, q, queries_.scope_depth(), fn, std::bool_constant<Check::has_sparse>{});
+    }
+
+    // -- the rooms -----------------------------------------------------------------------------------
+
+    EntityIndex entities_;
+    ArchetypeGraph graph_;
+    detail::QueryEngine queries_;
+    detail::Observers observers_;
+    detail::Resources resources_;
+    detail::CommandQueue deferred_;
+    detail::EventRegistry events_; ///< room: events.hpp; a null pointer until the first send
+    detail::NameIndex names_;      ///< room: names.hpp
+    detail::Relations relations_;  ///< room: relation.hpp ([relations])
+};
+
+} // namespace ecs
+
