@@ -429,4 +429,9 @@ private:
 
 inline DeferredProxy World::deferred() noexcept { return DeferredProxy(*this); }
 
+inline void World::flush_deferred() {
+    if (!ECS_CHECK(!iterating(), "World::flush_deferred: called during iteration")) return;
+    deferred_.run_all(this);
+}
+
 } // namespace ecs

@@ -1,2 +1,128 @@
+/**
+ * @file ecs/world/lifecycle.hpp
+ * @brief World::create, create_with, destroy: a slot and its row come into being or go away.
+ *
+ * The entity index hands out and frees slots; the archetype appends or swap-removes the row. A
+ * world with observers, pairs, sparse components or names takes destroy_observed, which runs the
+ * leave observers and on_remove hooks before the row goes (relations.hpp handles pairs).
+ */
 #pragma once
+
+#include <cstdint>
+#include <new>
+#include <type_traits>
+#include <utility>
+
 #include "world_class.hpp"
+
+namespace ecs {
+
+inline Entity World::create() {
+    if (!ECS_CHECK(!iterating(), "World::create: structural change during iteration (use deferred())"))
+        return INVALID_ENTITY;
+    uint32_t row = 0;
+    const Entity e = spawn(*graph_.empty_archetype(), row);
+    if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
+    return e;
+}
+
+inline void World::destroy(Entity e) {
+    if (!alive(e)) return;
+    if (!ECS_CHECK(!iterating(), "World::destroy: structural change during iteration (use deferred())")) return;
+    if (ECS_UNLIKELY(observers_.any() || relations_.any() || graph_.sparse() != nullptr || names_.any()))
+        return destroy_observed(e); // hooks, pairs, sparse components or names to deal with
+    const EntityRecord rec = entities_[e.index]; // #20: the plain path, nothing else to call
+    const Entity moved = arch_of(rec).erase_row(rec.row);
+    if (moved != INVALID_ENTITY) entities_[moved.index].row = rec.row;
+    entities_.release(e);
+}
+
+template <bool Related>
+void World::destroy_entity(Entity e) {
+    if (ECS_UNLIKELY(observers_.any_query()) && !observers_.dying(e)) { // [change] on_leave first
+        observers_.fire_leave(*this, lookup(), e, nullptr);
+        if (!alive(e)) return;
+    }
+    if (ECS_UNLIKELY(observers_.any_remove()) && observers_.any_remove_for(arch_of(e).mask, e.index)) {
+        // A hook may destroy `e` again: that nested call is a no-op, this one finishes the job.
+        if (!observers_.fire_all_on_remove(*this, lookup(), e) || !alive(e)) return;
+    }
+    if constexpr (Related) relations_.detach(e); // [relations] after the hooks: they may read the pairs
+    const EntityRecord& rec = entities_[e.index]; // re-read: a hook may have moved it
+    const uint32_t row = rec.row;
+    const Entity moved = arch_of(rec).erase_row(row);
+    if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
+    if (ECS_UNLIKELY(graph_.sparse() != nullptr)) graph_.sparse()->erase_entity(e.index); // [sparse] once, after the hooks
+    if (ECS_UNLIKELY(names_.any())) names_.erase(e.index); // after the hooks: they may read it
+    entities_.release(e);
+}
+
+ECS_NOINLINE inline void World::destroy_observed(Entity e) {
+    if (relations_.any()) relations_destroy(e); // [relations] pairs, cascades
+    else destroy_entity<false>(e);
+}
+
+ECS_FORCEINLINE Entity World::spawn(Archetype& arch, uint32_t& row) {
+    const Entity e = entities_.allocate();
+    row = arch.push_entity(e);
+    entities_.place(e.index, &arch, row);
+    return e;
+}
+
+inline Entity World::spawn_reserved(Entity slot, Archetype& arch, uint32_t& row) {
+    row = arch.push_entity(slot);
+    entities_.place_reserved(slot.index, &arch, row);
+    return slot;
+}
+
+template <bool Reserved, typename... Ts>
+Entity World::create_in(Entity slot, Ts&&... components) {
+    if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
+        // Copy first: an argument may refer into a column this call is about to grow.
+        return create_in<Reserved>(slot, detail::bare_t<Ts>(std::forward<Ts>(components))...);
+    } else if constexpr ((detail::is_sparse_v<detail::bare_t<Ts>> || ...)) { // [sparse] detail/sparse_ops.hpp
+        return create_with_sparse<Reserved>(slot, std::move(components)...);
+    } else {
+        if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))
+            return INVALID_ENTITY;
+        Archetype* arch = graph_.pack_archetype<detail::bare_t<Ts>...>();
+        if (arch == nullptr) return INVALID_ENTITY;
+        if (ECS_UNLIKELY(arch->full())) {
+            // The block is about to move and an argument may live in it: move the values out first.
+            return place_new<Reserved, Ts...>(*arch, slot, detail::bare_t<Ts>(std::move(components))...);
+        }
+        return place_new<Reserved, Ts...>(*arch, slot, std::forward<Ts>(components)...);
+    }
+}
+
+template <bool Reserved, typename... Ts, typename... Vs>
+ECS_FORCEINLINE Entity World::place_new(Archetype& arch, Entity slot, Vs&&... values) {
+    uint32_t row = 0;
+    Entity e;
+    if constexpr (Reserved) {
+        e = spawn_reserved(slot, arch, row);
+    } else {
+        (void)slot;
+        e = spawn(arch, row);
+    }
+    (construct_at<detail::bare_t<Ts>>(arch, row, std::forward<Vs>(values)), ...);
+    if (ECS_UNLIKELY(observers_.any())) { // one test when there is no observer (#20)
+        if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
+        if (observers_.any_query()) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
+    }
+    return e;
+}
+
+template <typename C, typename V>
+void World::construct_at(Archetype& arch, uint32_t row, V&& value) {
+    if constexpr (!detail::is_tag_v<C>) {
+        ::new (static_cast<void*>(reinterpret_cast<C*>(arch.column(component_id<C>()).data) + row))
+            C(std::forward<V>(value));
+    } else {
+        (void)arch;
+        (void)row;
+        (void)value;
+    }
+}
+
+} // namespace ecs

@@ -43,6 +43,135 @@
 
 namespace ecs {
 
+template <typename T>
+ECS_FORCEINLINE void World::add(Entity e, T&& value) {
+    using C = detail::bare_t<T>;
+    if constexpr (std::is_lvalue_reference_v<T>) {
+        add(e, C(value)); // copy first: `value` may live in a column this call moves
+    } else if constexpr (detail::is_sparse_v<C>) {
+        add_sparse<C>(e, std::move(value)); // [sparse] no migration (detail/sparse_ops.hpp)
+    } else {
+        // A cached edge means the destination exists, so C's column factory is registered: the
+        // fast path needs only the id (ensure_column_factory runs on the general path).
+        const PlainMove plain = add_plain(e, component_id<C>());
+        if (ECS_LIKELY(plain.done)) { // [#20] migrated as plain bytes, no hook to run
+            if constexpr (!detail::is_tag_v<C>) ::new (plain.at) C(std::move(value));
+            return;
+        }
+        add_general<C>(e, std::move(value));
+    }
+}
+
+template <typename T>
+void World::add(Entity e) {
+    static_assert(std::is_default_constructible_v<T>, "World::add<T>(e): T must be default-constructible");
+    add(e, T{});
+}
+
+template <typename T>
+void World::remove(Entity e) {
+    if constexpr (detail::is_sparse_v<T>) remove_sparse<detail::bare_t<T>>(e); // [sparse] no migration
+    else remove_plain(e, component_id<T>());
+}
+
+template <typename C>
+ECS_NOINLINE void World::add_general(Entity e, C&& value) {
+    const ComponentTypeID id = ensure_column_factory<C>();
+    const AddSlot slot = add_slot(e, id, false);
+    if (ECS_UNLIKELY(slot.kind == AddSlot::DESTINATION_FULL)) add_to_full<C>(e, id, std::move(value));
+    else finish_add<C>(e, id, slot, value);
+}
+
+ECS_NOINLINE inline World::AddSlot World::add_slot(Entity e, ComponentTypeID id, bool value_taken_out) {
+    if (!alive(e)) return {nullptr, AddSlot::NOTHING};
+    EntityRecord& rec = entities_[e.index];
+    Archetype& src = arch_of(rec);
+    if (src.has(id)) return {src.column(id).at(rec.row), AddSlot::EXISTING};
+    if (!ECS_CHECK(!iterating(), detail::detailed_message("World::add: structural change during iteration (use deferred())",
+                                                         component_info(id).name, e)))
+        return {nullptr, AddSlot::NOTHING};
+    Archetype* dst = graph_.add_target(src, id);
+    if (dst == nullptr) return {nullptr, AddSlot::NOTHING};
+    if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
+    if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_leave before the move (Without<T>)
+        observers_.fire_leave(*this, lookup(), e, &dst->mask);
+        if (!alive(e) || entities_[e.index].archetype != &src) return {nullptr, AddSlot::NOTHING};
+        if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
+    }
+    EntityRecord& moving = entities_[e.index]; // re-read: a hook may have grown the records
+    const uint32_t row = migrate(moving, e, src, *dst);
+    return {dst->column(id).at(row), AddSlot::FRESH, &src};
+}
+
+template <typename C>
+ECS_NOINLINE void World::add_to_full(Entity e, ComponentTypeID id, C&& value) {
+    C local(std::move(value));
+    finish_add<C>(e, id, add_slot(e, id, true), local);
+}
+
+template <typename C>
+ECS_FORCEINLINE void World::finish_add(Entity e, ComponentTypeID id, AddSlot slot, C& value) {
+    if (slot.kind == AddSlot::FRESH) {
+        if constexpr (!detail::is_tag_v<C>) ::new (slot.at) C(std::move(value));
+        if (ECS_UNLIKELY(observers_.any())) { // one test when there is no observer (#20)
+            if (observers_.any_add()) observers_.fire_on_add(*this, lookup(), e, id);
+            if (observers_.any_set()) observers_.fire_on_set(*this, lookup(), e, id); // [change]
+            if (observers_.any_query()) observers_.fire_enter(*this, lookup(), e, &slot.from->mask);
+        }
+    } else if (slot.kind == AddSlot::EXISTING) {
+        if constexpr (!detail::is_tag_v<C>) {
+            C* existing = static_cast<C*>(slot.at);
+            if (existing != &value) { // add(e, std::move(get<C>(e))): already in place
+                existing->~C();
+                ::new (static_cast<void*>(existing)) C(std::move(value));
+            }
+        }
+        if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id); // [change] an overwrite is a change
+        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
+    }
+}
+
+ECS_NOINLINE inline void World::remove_id(Entity e, ComponentTypeID id) {
+    if (!alive(e)) return;
+    if (!arch_of(e).has(id)) return;
+    if (!ECS_CHECK(!iterating(), detail::detailed_message("World::remove: structural change during iteration (use deferred())",
+                                                         component_info(id).name, e)))
+        return;
+    if (ECS_LIKELY(!observers_.any())) { // one test when there is no observer (#20)
+        EntityRecord& rec = entities_[e.index];
+        Archetype& src = arch_of(rec);
+        migrate(rec, e, src, *graph_.remove_target(src, id));
+        return;
+    }
+    if (observers_.any_query()) { // [change] on_leave before on_remove
+        Archetype& from = arch_of(e);
+        observers_.fire_leave(*this, lookup(), e, &graph_.remove_target(from, id)->mask);
+        if (!alive(e) || !arch_of(e).has(id)) return;
+    }
+    if (observers_.any_remove() && observers_.has_remove(id)) {
+        observers_.fire_on_remove(*this, lookup(), e, id);
+        if (!alive(e) || !arch_of(e).has(id)) return;
+    }
+    EntityRecord& rec = entities_[e.index]; // re-read: a hook may have grown the records
+    Archetype& src = arch_of(rec);
+    if (observers_.any_query()) { // [change] on_enter after the move
+        ComponentMask before = src.mask; // [enable] a disabled `id` was absent already
+        if (src.enable.any() && src.disabled(id, rec.row)) before.reset(id);
+        migrate(rec, e, src, *graph_.remove_target(src, id));
+        observers_.fire_enter(*this, lookup(), e, &before);
+        return;
+    }
+    migrate(rec, e, src, *graph_.remove_target(src, id));
+}
+
+ECS_FORCEINLINE uint32_t World::migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
+    const Archetype::RowMove m = src.move_row_to(rec.row, dst, e);
+    if (m.filled_by != INVALID_ENTITY) entities_[m.filled_by.index].row = rec.row;
+    rec.archetype = &dst; // the records did not reallocate: no entity was created
+    rec.row = m.dst_row;
+    return m.dst_row;
+}
+
 // -- the single-type add / remove fast path (#20) ----------------------------------------------------
 
 /**

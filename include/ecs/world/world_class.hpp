@@ -101,14 +101,7 @@ public:
     // ----------------------------------------------------------------------------------------------
 
     /// @brief Creates an entity with no components. @pre Not during iteration (refused: INVALID_ENTITY).
-    Entity create() {
-        if (!ECS_CHECK(!iterating(), "World::create: structural change during iteration (use deferred())"))
-            return INVALID_ENTITY;
-        uint32_t row = 0;
-        const Entity e = spawn(*graph_.empty_archetype(), row);
-        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
-        return e;
-    }
+    Entity create();
 
     /**
      * @brief Creates an entity directly in the archetype of `{Ts...}`, moving (or copying lvalues of)
@@ -127,16 +120,7 @@ public:
      *        swap-removed, its slot's generation bumped and the slot freed. No-op for dead handles.
      * @pre Not during iteration (refused).
      */
-    void destroy(Entity e) {
-        if (!alive(e)) return;
-        if (!ECS_CHECK(!iterating(), "World::destroy: structural change during iteration (use deferred())")) return;
-        if (ECS_UNLIKELY(observers_.any() || relations_.any() || graph_.sparse() != nullptr || names_.any()))
-            return destroy_observed(e); // hooks, pairs, sparse components or names to deal with
-        const EntityRecord rec = entities_[e.index]; // #20: the plain path, nothing else to call
-        const Entity moved = arch_of(rec).erase_row(rec.row);
-        if (moved != INVALID_ENTITY) entities_[moved.index].row = rec.row;
-        entities_.release(e);
-    }
+    void destroy(Entity e);
 
     /// @brief True when `e` names a live entity of this world.
     [[nodiscard]] bool alive(Entity e) const noexcept { return entities_.alive(e); }
@@ -182,31 +166,11 @@ private:
     /// destroy()'s body: on_leave and on_remove hooks, then the row, the name and the slot. With
     /// `Related`, the entity's pairs are removed after its hooks (detail/relation_ops.hpp).
     template <bool Related>
-    void destroy_entity(Entity e) {
-        if (ECS_UNLIKELY(observers_.any_query()) && !observers_.dying(e)) { // [change] on_leave first
-            observers_.fire_leave(*this, lookup(), e, nullptr);
-            if (!alive(e)) return;
-        }
-        if (ECS_UNLIKELY(observers_.any_remove()) && observers_.any_remove_for(arch_of(e).mask, e.index)) {
-            // A hook may destroy `e` again: that nested call is a no-op, this one finishes the job.
-            if (!observers_.fire_all_on_remove(*this, lookup(), e) || !alive(e)) return;
-        }
-        if constexpr (Related) relations_.detach(e); // [relations] after the hooks: they may read the pairs
-        const EntityRecord& rec = entities_[e.index]; // re-read: a hook may have moved it
-        const uint32_t row = rec.row;
-        const Entity moved = arch_of(rec).erase_row(row);
-        if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
-        if (ECS_UNLIKELY(graph_.sparse() != nullptr)) graph_.sparse()->erase_entity(e.index); // [sparse] once, after the hooks
-        if (ECS_UNLIKELY(names_.any())) names_.erase(e.index); // after the hooks: they may read it
-        entities_.release(e);
-    }
+    void destroy_entity(Entity e);
     /// [relations] destroy() in a world holding pairs (detail/relation_ops.hpp).
     void relations_destroy(Entity e);
     /// destroy() of live `e` in a world with observers, pairs, sparse components or names.
-    ECS_NOINLINE void destroy_observed(Entity e) {
-        if (relations_.any()) relations_destroy(e); // [relations] pairs, cascades
-        else destroy_entity<false>(e);
-    }
+    ECS_NOINLINE void destroy_observed(Entity e);
 
 public:
 
@@ -219,12 +183,7 @@ public:
      *        one, destroy frees it. Allowed during iteration (not a structural change).
      * @pre `e` is alive and no other entity is named `name` (asserted and refused: nothing changes).
      */
-    void set_name(Entity e, std::string_view name) {
-        if (!ECS_CHECK(alive(e), detail::entity_message("World::set_name", {}, e, "is not alive"))) return;
-        if (!ECS_CHECK(name.size() <= MAX_ENTITY_NAME_LENGTH, "World::set_name: name longer than MAX_ENTITY_NAME_LENGTH"))
-            return;
-        (void)ECS_CHECK(names_.set(e, name), names_.taken_message("World::set_name", name));
-    }
+    void set_name(Entity e, std::string_view name);
     /// @brief The name of `e`; empty when unnamed or dead. Valid until `e` is renamed or destroyed.
     [[nodiscard]] std::string_view name(Entity e) const noexcept {
         return alive(e) ? names_.name_of(e.index) : std::string_view{};
@@ -238,60 +197,25 @@ public:
 
     /// @brief True when `e` is alive and has `T`.
     template <typename T>
-    [[nodiscard]] bool has(Entity e) const noexcept {
-        if constexpr (detail::is_sparse_v<T>) return find_sparse<const detail::bare_t<T>>(e) != nullptr; // [sparse]
-        else return alive(e) && arch_of(e).has(component_id<T>());
-    }
+    [[nodiscard]] bool has(Entity e) const noexcept;
     /// @brief True when `e` is alive and has every one of `T, U, Ts...` (addition).
     template <typename T, typename U, typename... Ts>
-    [[nodiscard]] bool has(Entity e) const noexcept {
-        if (!alive(e)) return false;
-        const Archetype& a = arch_of(e);
-        return a.has(component_id<T>()) && a.has(component_id<U>()) && (a.has(component_id<Ts>()) && ...);
-    }
+    [[nodiscard]] bool has(Entity e) const noexcept;
 
     /**
      * @brief Reference to `e`'s `T`. Invalidated by any structural change to `e`'s archetype.
      * @pre `e` is alive and has `T` (asserted, naming the type and the entity).
      */
     template <typename T>
-    T& get(Entity e) {
-        if constexpr (detail::is_sparse_v<T>) return get_sparse<T>(e); // [sparse] detail/sparse_ops.hpp
-#if ECS_ASSERT_ENABLED
-        if (!ECS_CHECK(alive(e), detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e, "is not alive")))
-            return detail::fallback_object<T>();
-        if (!ECS_CHECK(arch_of(e).has(component_id<T>()),
-                       detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e, "does not have the component")))
-            return detail::fallback_object<T>();
-        if (!detail::access_ok<T>()) return detail::fallback_object<T>();
-#endif
-        const EntityRecord r = entities_[e.index];
-        Archetype& a = arch_of(r);
-        if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
-            if (ECS_UNLIKELY(graph_.any_tracked()) && a.ticks.active()) a.touch(component_id<T>(), r.row);
-        return detail::element(column_data<T>(a), r.row);
-    }
+    T& get(Entity e);
     template <typename T>
-    const T& get(Entity e) const {
-        return const_cast<World*>(this)->get<const T>(e);
-    }
+    const T& get(Entity e) const;
 
     /// @brief Pointer to `e`'s `T`, or nullptr when `e` is not alive or lacks `T`.
     template <typename T>
-    [[nodiscard]] T* try_get(Entity e) noexcept {
-        if constexpr (detail::is_sparse_v<T>) return try_get_sparse<T>(e); // [sparse]
-        if (!alive(e) || !detail::access_ok<T>()) return nullptr;
-        const EntityRecord r = entities_[e.index];
-        Archetype& a = arch_of(r);
-        if (!a.has(component_id<T>())) return nullptr;
-        if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
-            if (ECS_UNLIKELY(graph_.any_tracked()) && a.ticks.active()) a.touch(component_id<T>(), r.row);
-        return &detail::element(column_data<T>(a), r.row);
-    }
+    [[nodiscard]] T* try_get(Entity e) noexcept;
     template <typename T>
-    [[nodiscard]] const T* try_get(Entity e) const noexcept {
-        return const_cast<World*>(this)->try_get<const T>(e);
-    }
+    [[nodiscard]] const T* try_get(Entity e) const noexcept;
 
     /**
      * @brief Calls `fn(ComponentTypeID, void* data)` for each component of `e`, in id order (addition).
@@ -299,30 +223,10 @@ public:
      * @pre `fn` makes no structural change to `e` (the walk reads its archetype's type list).
      */
     template <typename Func>
-    void each_component(Entity e, Func&& fn) {
-        if (!alive(e)) return;
-        const EntityRecord& r = entities_[e.index];
-        const Archetype& arch = arch_of(r);
-        const detail::SparseRoom* room = graph_.sparse();
-        if (ECS_LIKELY(room == nullptr)) {
-            for (const ComponentColumn& c : arch.columns) fn(c.type_id, c.at(r.row));
-            return;
-        }
-        size_t next = 0; // [sparse] merged with the table components, in id order
-        for (const ComponentTypeID id : room->ids()) {
-            void* value = room->member(id).find(e.index);
-            if (value == nullptr) continue;
-            for (; next < arch.columns.size() && arch.columns[next].type_id < id; ++next)
-                fn(arch.columns[next].type_id, arch.columns[next].at(r.row));
-            fn(id, value);
-        }
-        for (; next < arch.columns.size(); ++next) fn(arch.columns[next].type_id, arch.columns[next].at(r.row));
-    }
+    void each_component(Entity e, Func&& fn);
     /// @brief As each_component, with `fn(ComponentTypeID, const void* data)`.
     template <typename Func>
-    void each_component(Entity e, Func&& fn) const {
-        const_cast<World*>(this)->each_component(e, [&](ComponentTypeID id, const void* p) { fn(id, p); });
-    }
+    void each_component(Entity e, Func&& fn) const;
 
     // ---- [scripting] begin: untyped access by component id or name (defined in runtime.hpp) -------
 
@@ -378,29 +282,10 @@ public:
      * @pre A migration is not requested during iteration (refused); overwriting is allowed.
      */
     template <typename T>
-    ECS_FORCEINLINE void add(Entity e, T&& value) {
-        using C = detail::bare_t<T>;
-        if constexpr (std::is_lvalue_reference_v<T>) {
-            add(e, C(value)); // copy first: `value` may live in a column this call moves
-        } else if constexpr (detail::is_sparse_v<C>) {
-            add_sparse<C>(e, std::move(value)); // [sparse] no migration (detail/sparse_ops.hpp)
-        } else {
-            // A cached edge means the destination exists, so C's column factory is registered: the
-            // fast path needs only the id (ensure_column_factory runs on the general path).
-            const PlainMove plain = add_plain(e, component_id<C>());
-            if (ECS_LIKELY(plain.done)) { // [#20] migrated as plain bytes, no hook to run
-                if constexpr (!detail::is_tag_v<C>) ::new (plain.at) C(std::move(value));
-                return;
-            }
-            add_general<C>(e, std::move(value));
-        }
-    }
+    ECS_FORCEINLINE void add(Entity e, T&& value);
     /// @brief Adds a value-initialised `T` (convenient for tags): `world.add<Frozen>(e)`.
     template <typename T>
-    void add(Entity e) {
-        static_assert(std::is_default_constructible_v<T>, "World::add<T>(e): T must be default-constructible");
-        add(e, T{});
-    }
+    void add(Entity e);
 
     /**
      * @brief Removes `T` from `e`: `on_remove` fires, then `e` migrates to the archetype without `T`
@@ -408,10 +293,7 @@ public:
      * @pre Not during iteration when it would remove something (refused).
      */
     template <typename T>
-    void remove(Entity e) {
-        if constexpr (detail::is_sparse_v<T>) remove_sparse<detail::bare_t<T>>(e); // [sparse] no migration
-        else remove_plain(e, component_id<T>());
-    }
+    void remove(Entity e);
 
     // -- Structural power (addition; defined in detail/structural.hpp, which states the rules) -------
 
@@ -505,37 +387,14 @@ public:
 
     /// @brief Number of live entities having all of `{T, Ts...}`. O(matching archetypes).
     template <typename T, typename... Ts>
-    [[nodiscard]] size_t count() const {
-        const detail::QueryCache& q = cache_of<detail::TypeList<T, Ts...>, detail::TypeList<>>();
-        size_t n = 0;
-        detail::for_each_match(graph_, q, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; }); // [enable] [sparse] per row
-        return n;
-    }
+    [[nodiscard]] size_t count() const;
 
     /**
      * @brief Calls `fn(Entity, Ts&...)` for the one entity having all of `{Ts...}`.
      * @pre Exactly one entity matches (asserted; otherwise `fn` is not called).
      */
     template <typename... Ts, typename Func>
-    void single(Func&& fn) {
-        detail::QueryCache& q = cache_of<detail::TypeList<Ts...>, detail::TypeList<>>();
-        size_t n = 0;
-        Archetype* found = nullptr;
-        size_t row = 0;
-        detail::for_each_match(graph_, q, [&](Archetype& a, size_t begin, size_t k, uint64_t) { // [enable] [sparse]
-            if (found == nullptr) {
-                found = &a;
-                row = begin;
-            }
-            n += k;
-        });
-        if (!ECS_CHECK(n == 1, "World::single: expected exactly one matching entity")) return;
-        if (!detail::terms_access_ok<Ts...>()) return;
-        detail::IterationScope scope(queries_.scope_depth());
-        if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, row, 1); // [change]
-        const Entity e = found->entities[row];
-        fn(e, detail::term_fetch<Ts>(detail::term_source<Ts>(*found, row, false, graph_.sparse()), 0, e.index)...);
-    }
+    void single(Func&& fn);
 
     /**
      * @brief Calls `fn(Entity, terms...)` (or `fn(terms...)`) for every entity matching the terms and
@@ -544,33 +403,20 @@ public:
      * @pre `fn` makes no structural change (asserted and refused); use deferred().
      */
     template <typename... Terms, typename... Args>
-    void each(Args&&... args) {
-        each_impl<0, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
-    }
+    void each(Args&&... args);
     /// @brief each over a const World: only `const T` and `Optional<const T>` terms (addition).
     template <typename... Terms, typename... Args>
-    void each(Args&&... args) const {
-        static_assert(detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<>>::read_only,
-                      "World::each on a const World: every term must be const T or Optional<const T>");
-        const_cast<World*>(this)->each_impl<0, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
-    }
+    void each(Args&&... args) const;
     /// @brief As each, calling `fn(terms...)` without the entity.
     template <typename... Terms, typename... Args>
-    void each_no_entity(Args&&... args) {
-        each_impl<1, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
-    }
+    void each_no_entity(Args&&... args);
 
     /**
      * @brief A query handle over `Terms...` and `filters` (addition): `q.each(fn)`, `q.each_chunk(fn)`,
      *        `q.count()`, `q.empty()`, `q.first()`. Costs one cache lookup; the handle is four pointers and a tick.
      */
     template <typename... Terms, typename... Filters>
-    [[nodiscard]] Query<Terms...> query(Filters... filters) {
-        using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
-        static_assert(Check::check(), "ecs query check");
-        return Query<Terms...>(queries_, graph_, cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(), this,
-                               detail::filter_values(filters...)); // [relations] Related<R>{target}, Cascade<R>
-    }
+    [[nodiscard]] Query<Terms...> query(Filters... filters);
 
     /**
      * @brief each, with `fn` running concurrently for different entities through `executor`
@@ -579,13 +425,7 @@ public:
      *        at compile time (a handle's progress is per handle: use a query handle's each).
      */
     template <typename... Terms, typename... Args>
-    void each_par(Executor& executor, Args&&... args) {
-        using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::init_t<Args...>>;
-        static_assert(Check::check(), "ecs query check");
-        static_assert(!Check::change_filtered, "World::each_par: Changed/Added filters need a query handle's each");
-        detail::EachParRunner<Terms...>::run_world(*this, executor, detail::init_t<Args...>{}, detail::last_arg(args...),
-                                                   args...);
-    }
+    void each_par(Executor& executor, Args&&... args);
 
     /// @brief True while a query callback runs (addition).
     [[nodiscard]] bool iterating() const noexcept { return queries_.iterating(); }
@@ -602,10 +442,7 @@ public:
      *        hooks for instance, run too), then empties the queue.
      * @pre Not during iteration (asserted and refused).
      */
-    void flush_deferred() {
-        if (!ECS_CHECK(!iterating(), "World::flush_deferred: called during iteration")) return;
-        deferred_.run_all(this);
-    }
+    void flush_deferred();
     /// @brief Number of commands waiting in the world's deferred queue (addition).
     [[nodiscard]] size_t deferred_count() const noexcept { return deferred_.size(); }
 
@@ -615,41 +452,21 @@ public:
 
     /// @brief Inserts the resource of type `T`, or replaces it (the old value is destroyed first).
     template <typename T>
-    void set_resource(T&& value) {
-        using R = detail::bare_t<T>;
-        if constexpr (std::is_lvalue_reference_v<T>) set_resource(R(value)); // `value` may be the resource
-        else resources_.set<R>(std::move(value));
-    }
+    void set_resource(T&& value);
     /// @brief The resource of type `T`. @pre It exists (asserted).
     template <typename T>
-    T& resource() {
-        T* p = try_resource<T>();
-        if (!ECS_CHECK(p != nullptr, detail::format_message("World::resource: resource does not exist [%.*s]",
-                                                            int(type_name<detail::bare_t<T>>().size()),
-                                                            type_name<detail::bare_t<T>>().data())))
-            return detail::fallback_object<T>();
-        return *p;
-    }
+    T& resource();
     /// @brief The resource of type `T`, or nullptr.
     template <typename T>
-    [[nodiscard]] T* try_resource() noexcept {
-        if (!detail::access_ok<T>()) return nullptr;
-        return static_cast<T*>(resources_.find(component_id<T>()));
-    }
+    [[nodiscard]] T* try_resource() noexcept;
     template <typename T>
-    [[nodiscard]] const T* try_resource() const noexcept {
-        return const_cast<World*>(this)->try_resource<const T>();
-    }
+    [[nodiscard]] const T* try_resource() const noexcept;
     /// @brief True when a resource of type `T` exists.
     template <typename T>
-    [[nodiscard]] bool has_resource() const noexcept {
-        return try_resource<T>() != nullptr;
-    }
+    [[nodiscard]] bool has_resource() const noexcept;
     /// @brief Destroys the resource of type `T`; no-op when absent.
     template <typename T>
-    void remove_resource() noexcept {
-        resources_.remove(component_id<T>());
-    }
+    void remove_resource() noexcept;
 
     // ----------------------------------------------------------------------------------------------
     // Events (events.hpp; addition)
@@ -661,21 +478,13 @@ public:
      *        during iteration and from inside a reader's callback.
      */
     template <typename E>
-    void send(E&& event) {
-        using T = detail::bare_t<E>;
-        static_assert(std::is_move_constructible_v<T> && std::is_destructible_v<T>, "World::send: event must be move-constructible");
-        events_.send<T>(std::forward<E>(event));
-    }
+    void send(E&& event);
     /**
      * @brief Ends an event frame: destroys the events sent before the previous update_events(), on
      *        every channel. Complexity: O(event types + events destroyed).
      * @pre Not called from inside an EventReader's callback (asserted and refused).
      */
-    void update_events() {
-        const bool done = events_.update();
-        ECS_ASSERT(done, "World::update_events: called while an EventReader reads this world");
-        (void)done;
-    }
+    void update_events();
     friend struct detail::EventAccess;
 
     // ----------------------------------------------------------------------------------------------
@@ -689,18 +498,10 @@ public:
      * A hook may change OTHER entities, structurally too; changing the observed entity is undefined.
      */
     template <typename T>
-    ObserverId on_add(std::function<void(World&, Entity, T&)> fn) {
-        const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
-        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_add: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
-        return observers_.add_on_add(id, detail::Observers::erase<T>(std::move(fn)));
-    }
+    ObserverId on_add(std::function<void(World&, Entity, T&)> fn);
     /// @brief Registers `fn` to run before a `T` is destroyed by remove or destroy (still readable).
     template <typename T>
-    ObserverId on_remove(std::function<void(World&, Entity, T&)> fn) {
-        const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
-        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_remove: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
-        return observers_.add_on_remove(id, detail::Observers::erase<T>(std::move(fn)));
-    }
+    ObserverId on_remove(std::function<void(World&, Entity, T&)> fn);
 
     // ---- [change] begin: value hooks, query observers, change detection (notes/change.md) ----------
 
@@ -709,11 +510,7 @@ public:
      *        overwrite) or patch (addition). Not by mutable get, queries or create_with.
      */
     template <typename T>
-    ObserverId on_set(std::function<void(World&, Entity, T&)> fn) {
-        const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
-        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_set: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
-        return observers_.add_on_set(id, detail::Observers::erase<T>(std::move(fn)));
-    }
+    ObserverId on_set(std::function<void(World&, Entity, T&)> fn);
 
     /**
      * @brief `fn(World&, Entity)` runs once when a change (create, create_with, add, remove, destroy,
@@ -722,21 +519,11 @@ public:
      *        at registration are not reported: `world.on_enter<Position>(ecs::Without<Frozen>{}, fn)`.
      */
     template <typename... Terms, typename... Args>
-    ObserverId on_enter(Args&&... args) {
-        if (!ECS_CHECK(!detail::filter_values(args...).active, // [relations]
-                       "World::on_enter: Related<R>{target} and Cascade<R> are not accepted (Related<R>{} is)"))
-            return {};
-        return add_query_observer<Terms...>(true, detail::init_t<Args...>{}, detail::last_arg(args...));
-    }
+    ObserverId on_enter(Args&&... args);
     /// @brief As on_enter, once before a change makes an entity stop matching (destroy included),
     ///        before that change's on_remove hooks, while its components are readable (addition).
     template <typename... Terms, typename... Args>
-    ObserverId on_leave(Args&&... args) {
-        if (!ECS_CHECK(!detail::filter_values(args...).active, // [relations]
-                       "World::on_leave: Related<R>{target} and Cascade<R> are not accepted (Related<R>{} is)"))
-            return {};
-        return add_query_observer<Terms...>(false, detail::init_t<Args...>{}, detail::last_arg(args...));
-    }
+    ObserverId on_leave(Args&&... args);
 
     /// @brief Unregisters an observer; allowed inside any hook (the hook does not run again, the
     ///        others keep their order). @return false when `id` is unknown or already disconnected.
@@ -747,37 +534,19 @@ public:
      *        `T` now count as added (and changed) at this point. Costs two 32-bit ticks per row of `T`.
      */
     template <typename T>
-    void track_changes() {
-        const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
-        if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::track_changes: too many component types (raise ECS_MAX_COMPONENTS)")) return;
-        graph_.track(id);
-    }
+    void track_changes();
     /// @brief True when track_changes<T>() was called on this world.
     template <typename T>
-    [[nodiscard]] bool tracks_changes() const noexcept {
-        return graph_.tracks(component_id<T>());
-    }
+    [[nodiscard]] bool tracks_changes() const noexcept;
     /**
      * @brief Calls `fn(T&)` on `e`'s `T`; then `T` counts as changed and on_set fires.
      * @pre As get: `e` is alive and has `T` (asserted; fn is not called). `fn` makes no structural change.
      */
     template <typename T, typename Func>
-    void patch(Entity e, Func&& fn) {
-        using C = detail::bare_t<T>;
-        if (!ECS_CHECK(has<C>(e), detail::entity_message("World::patch", type_name<C>(), e,
-                                                          "is not alive or does not have the component")))
-            return;
-        C& value = const_cast<C&>(get<const C>(e));
-        fn(value);
-        const ComponentTypeID id = component_id<C>();
-        if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id);
-        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
-    }
+    void patch(Entity e, Func&& fn);
     /// @brief `e`'s `T` counts as changed now. No-op when `e` is dead, lacks `T` or `T` is untracked.
     template <typename T>
-    void mark_changed(Entity e) {
-        if (graph_.any_tracked()) touch(e, component_id<T>());
-    }
+    void mark_changed(Entity e);
 
     // ---- [change] end -------------------------------------------------------------------------------
 
@@ -792,30 +561,7 @@ public:
      * Complexity: O(n log n) per archetype, plus one swap per misplaced row and column.
      */
     template <typename T, typename Compare>
-    void sort(Compare&& cmp) {
-        using C = detail::bare_t<T>;
-        static_assert(!detail::is_sparse_v<C>, "World::sort<T>: T is stored sparse (it has no column to sort by)");
-        if (!ECS_CHECK(!iterating(), "World::sort: called during iteration")) return;
-        if constexpr (!detail::is_tag_v<C>) {
-            std::vector<uint32_t> order;
-            std::vector<uint32_t> scratch; // the merge buffer
-            std::vector<uint8_t> placed;
-            for (Archetype* arch : cache_of<detail::TypeList<C>, detail::TypeList<>>().archetypes) {
-                const size_t n = arch->size();
-                if (n < 2) continue;
-                const C* values = column_data<const C>(*arch);
-                order.resize(n);
-                scratch.resize(n);
-                for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
-                auto less = [&](uint32_t a, uint32_t b) { return cmp(values[a], values[b]); };
-                detail::stable_sort_with_buffer(order.data(), n, scratch.data(), less);
-                arch->permute(order, placed);
-                for (size_t row = 0; row < n; ++row) entities_[arch->entities[row].index].row = static_cast<uint32_t>(row);
-            }
-        } else {
-            (void)cmp;
-        }
-    }
+    void sort(Compare&& cmp);
 
     // ----------------------------------------------------------------------------------------------
     // Introspection (additions)
@@ -824,10 +570,7 @@ public:
     /// @brief Number of archetypes created so far (the empty one included); never decreases.
     [[nodiscard]] size_t archetype_count() const noexcept { return graph_.size(); }
     /// @brief Bytes held by entity storage: column blocks, entity lists, records, deferred pages, names.
-    [[nodiscard]] size_t memory_bytes() const noexcept {
-        return entities_.memory_bytes() + graph_.memory_bytes() + deferred_.capacity_bytes() + names_.memory_bytes() +
-               relations_.memory_bytes();
-    }
+    [[nodiscard]] size_t memory_bytes() const noexcept;
     /// @brief Checks every invariant of SPEC §6 over all archetypes and records. O(entities).
     [[nodiscard]] bool check_invariants() const;
 
@@ -847,60 +590,19 @@ private:
     friend struct detail::RelationOps;
 
     /// Takes a slot and appends its row to `arch` (components of the row left uninitialised).
-    ECS_FORCEINLINE Entity spawn(Archetype& arch, uint32_t& row) {
-        const Entity e = entities_.allocate();
-        row = arch.push_entity(e);
-        entities_.place(e.index, &arch, row);
-        return e;
-    }
+    ECS_FORCEINLINE Entity spawn(Archetype& arch, uint32_t& row);
 
     /// Makes the reserved slot `slot` live in a new row of `arch` (components uninitialised).
-    Entity spawn_reserved(Entity slot, Archetype& arch, uint32_t& row) {
-        row = arch.push_entity(slot);
-        entities_.place_reserved(slot.index, &arch, row);
-        return slot;
-    }
+    Entity spawn_reserved(Entity slot, Archetype& arch, uint32_t& row);
 
     /// create_with, at a new slot (`Reserved` false) or at the reserved handle `slot`.
     template <bool Reserved, typename... Ts>
-    Entity create_in(Entity slot, Ts&&... components) {
-        if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
-            // Copy first: an argument may refer into a column this call is about to grow.
-            return create_in<Reserved>(slot, detail::bare_t<Ts>(std::forward<Ts>(components))...);
-        } else if constexpr ((detail::is_sparse_v<detail::bare_t<Ts>> || ...)) { // [sparse] detail/sparse_ops.hpp
-            return create_with_sparse<Reserved>(slot, std::move(components)...);
-        } else {
-            if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))
-                return INVALID_ENTITY;
-            Archetype* arch = graph_.pack_archetype<detail::bare_t<Ts>...>();
-            if (arch == nullptr) return INVALID_ENTITY;
-            if (ECS_UNLIKELY(arch->full())) {
-                // The block is about to move and an argument may live in it: move the values out first.
-                return place_new<Reserved, Ts...>(*arch, slot, detail::bare_t<Ts>(std::move(components))...);
-            }
-            return place_new<Reserved, Ts...>(*arch, slot, std::forward<Ts>(components)...);
-        }
-    }
+    Entity create_in(Entity slot, Ts&&... components);
 
     /// Allocates an entity in `arch` (or places the reserved `slot`) and constructs each component
     /// from `values` (pack order `Ts`).
     template <bool Reserved, typename... Ts, typename... Vs>
-    ECS_FORCEINLINE Entity place_new(Archetype& arch, Entity slot, Vs&&... values) {
-        uint32_t row = 0;
-        Entity e;
-        if constexpr (Reserved) {
-            e = spawn_reserved(slot, arch, row);
-        } else {
-            (void)slot;
-            e = spawn(arch, row);
-        }
-        (construct_at<detail::bare_t<Ts>>(arch, row, std::forward<Vs>(values)), ...);
-        if (ECS_UNLIKELY(observers_.any())) { // one test when there is no observer (#20)
-            if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
-            if (observers_.any_query()) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
-        }
-        return e;
-    }
+    ECS_FORCEINLINE Entity place_new(Archetype& arch, Entity slot, Vs&&... values);
 
     /// add_plain()'s answer: `done` when the entity migrated (`at`: raw storage for the new value).
     struct PlainMove {
@@ -918,12 +620,7 @@ private:
 
     /// add() when add_plain() did not do it: checks, hooks, overwrite, a destination about to grow.
     template <typename C>
-    ECS_NOINLINE void add_general(Entity e, C&& value) {
-        const ComponentTypeID id = ensure_column_factory<C>();
-        const AddSlot slot = add_slot(e, id, false);
-        if (ECS_UNLIKELY(slot.kind == AddSlot::DESTINATION_FULL)) add_to_full<C>(e, id, std::move(value));
-        else finish_add<C>(e, id, slot, value);
-    }
+    ECS_NOINLINE void add_general(Entity e, C&& value);
 
     /// Where add() puts its value. EXISTING: `e` already has the type, `at` is its value (overwrite
     /// in place). FRESH: `e` has migrated, `at` is raw storage for the new value. DESTINATION_FULL:
@@ -936,119 +633,26 @@ private:
     };
 
     /// add()'s type-erased part: checks, edge lookup and migration, one call per add.
-    ECS_NOINLINE AddSlot add_slot(Entity e, ComponentTypeID id, bool value_taken_out) {
-        if (!alive(e)) return {nullptr, AddSlot::NOTHING};
-        EntityRecord& rec = entities_[e.index];
-        Archetype& src = arch_of(rec);
-        if (src.has(id)) return {src.column(id).at(rec.row), AddSlot::EXISTING};
-        if (!ECS_CHECK(!iterating(), detail::detailed_message("World::add: structural change during iteration (use deferred())",
-                                                             component_info(id).name, e)))
-            return {nullptr, AddSlot::NOTHING};
-        Archetype* dst = graph_.add_target(src, id);
-        if (dst == nullptr) return {nullptr, AddSlot::NOTHING};
-        if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
-        if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_leave before the move (Without<T>)
-            observers_.fire_leave(*this, lookup(), e, &dst->mask);
-            if (!alive(e) || entities_[e.index].archetype != &src) return {nullptr, AddSlot::NOTHING};
-            if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
-        }
-        EntityRecord& moving = entities_[e.index]; // re-read: a hook may have grown the records
-        const uint32_t row = migrate(moving, e, src, *dst);
-        return {dst->column(id).at(row), AddSlot::FRESH, &src};
-    }
+    ECS_NOINLINE AddSlot add_slot(Entity e, ComponentTypeID id, bool value_taken_out);
 
     /// add() when the destination block moves on the next row: `value` may live in it, so it is
     /// taken out first.
     template <typename C>
-    ECS_NOINLINE void add_to_full(Entity e, ComponentTypeID id, C&& value) {
-        C local(std::move(value));
-        finish_add<C>(e, id, add_slot(e, id, true), local);
-    }
+    ECS_NOINLINE void add_to_full(Entity e, ComponentTypeID id, C&& value);
 
     template <typename C>
-    ECS_FORCEINLINE void finish_add(Entity e, ComponentTypeID id, AddSlot slot, C& value) {
-        if (slot.kind == AddSlot::FRESH) {
-            if constexpr (!detail::is_tag_v<C>) ::new (slot.at) C(std::move(value));
-            if (ECS_UNLIKELY(observers_.any())) { // one test when there is no observer (#20)
-                if (observers_.any_add()) observers_.fire_on_add(*this, lookup(), e, id);
-                if (observers_.any_set()) observers_.fire_on_set(*this, lookup(), e, id); // [change]
-                if (observers_.any_query()) observers_.fire_enter(*this, lookup(), e, &slot.from->mask);
-            }
-        } else if (slot.kind == AddSlot::EXISTING) {
-            if constexpr (!detail::is_tag_v<C>) {
-                C* existing = static_cast<C*>(slot.at);
-                if (existing != &value) { // add(e, std::move(get<C>(e))): already in place
-                    existing->~C();
-                    ::new (static_cast<void*>(existing)) C(std::move(value));
-                }
-            }
-            if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id); // [change] an overwrite is a change
-            if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
-        }
-    }
+    ECS_FORCEINLINE void finish_add(Entity e, ComponentTypeID id, AddSlot slot, C& value);
 
     /// remove()'s type-erased part.
-    ECS_NOINLINE void remove_id(Entity e, ComponentTypeID id) {
-        if (!alive(e)) return;
-        if (!arch_of(e).has(id)) return;
-        if (!ECS_CHECK(!iterating(), detail::detailed_message("World::remove: structural change during iteration (use deferred())",
-                                                             component_info(id).name, e)))
-            return;
-        if (ECS_LIKELY(!observers_.any())) { // one test when there is no observer (#20)
-            EntityRecord& rec = entities_[e.index];
-            Archetype& src = arch_of(rec);
-            migrate(rec, e, src, *graph_.remove_target(src, id));
-            return;
-        }
-        if (observers_.any_query()) { // [change] on_leave before on_remove
-            Archetype& from = arch_of(e);
-            observers_.fire_leave(*this, lookup(), e, &graph_.remove_target(from, id)->mask);
-            if (!alive(e) || !arch_of(e).has(id)) return;
-        }
-        if (observers_.any_remove() && observers_.has_remove(id)) {
-            observers_.fire_on_remove(*this, lookup(), e, id);
-            if (!alive(e) || !arch_of(e).has(id)) return;
-        }
-        EntityRecord& rec = entities_[e.index]; // re-read: a hook may have grown the records
-        Archetype& src = arch_of(rec);
-        if (observers_.any_query()) { // [change] on_enter after the move
-            ComponentMask before = src.mask; // [enable] a disabled `id` was absent already
-            if (src.enable.any() && src.disabled(id, rec.row)) before.reset(id);
-            migrate(rec, e, src, *graph_.remove_target(src, id));
-            observers_.fire_enter(*this, lookup(), e, &before);
-            return;
-        }
-        migrate(rec, e, src, *graph_.remove_target(src, id));
-    }
+    ECS_NOINLINE void remove_id(Entity e, ComponentTypeID id);
 
     // -- [change] change detection and observer helpers --------------------------------------------
 
     /// Stamps `e`'s `id` as changed now (no-op when dead, absent or untracked).
-    void touch(Entity e, ComponentTypeID id) noexcept {
-        if (!alive(e)) return;
-        const EntityRecord& r = entities_[e.index];
-        arch_of(r).touch(id, r.row);
-        if (ECS_UNLIKELY(graph_.sparse() != nullptr)) // [sparse]
-            if (detail::SparseSet* set = graph_.sparse()->set(id))
-                if (set->contains(e.index) && set->ticks_active()) set->touch(e.index);
-    }
+    void touch(Entity e, ComponentTypeID id) noexcept;
 
     template <typename... Terms, typename... Filters, typename Func>
-    ObserverId add_query_observer(bool enter, detail::TypeList<Filters...>, Func& fn) {
-        using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
-        static_assert(Check::check(), "ecs query check");
-        static_assert(!Check::change_filtered, "World::on_enter/on_leave: Changed<...>/Added<...> filters are not accepted");
-        static_assert((!detail::TermTraits<Terms>::optional && ...), "World::on_enter/on_leave: terms are T or const T");
-        static_assert(std::is_constructible_v<detail::Observers::EntityHook, Func&>,
-                      "World::on_enter/on_leave: the callback must be callable as fn(World&, Entity)");
-        ComponentMask include;
-        ComponentMask exclude;
-        bool impossible = false;
-        bool ignored = false;
-        detail::set_bits(include, impossible, typename Check::required{});
-        detail::set_bits(exclude, ignored, typename Check::excluded{});
-        return observers_.add_query_observer(enter, include, exclude, impossible, detail::Observers::EntityHook(fn));
-    }
+    ObserverId add_query_observer(bool enter, detail::TypeList<Filters...>, Func& fn);
 
     /// [enable] disable/enable of component `id` (INVALID_COMPONENT_ID: the entity) with query observers.
     void toggle_observed(Entity e, ComponentTypeID id, bool off);
@@ -1083,55 +687,21 @@ private:
     [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(Entity e) const noexcept { return *entities_[e.index].archetype; }
 
     /// Moves live `e` from `src` to `dst` (archetype.hpp does the rows) and updates both records.
-    ECS_FORCEINLINE uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
-        const Archetype::RowMove m = src.move_row_to(rec.row, dst, e);
-        if (m.filled_by != INVALID_ENTITY) entities_[m.filled_by.index].row = rec.row;
-        rec.archetype = &dst; // the records did not reallocate: no entity was created
-        rec.row = m.dst_row;
-        return m.dst_row;
-    }
+    ECS_FORCEINLINE uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst);
 
     template <typename C, typename V>
-    static void construct_at(Archetype& arch, uint32_t row, V&& value) {
-        if constexpr (!detail::is_tag_v<C>) {
-            ::new (static_cast<void*>(reinterpret_cast<C*>(arch.column(component_id<C>()).data) + row))
-                C(std::forward<V>(value));
-        } else {
-            (void)arch;
-            (void)row;
-            (void)value;
-        }
-    }
+    static void construct_at(Archetype& arch, uint32_t row, V&& value);
 
     /// Typed base pointer of `T`'s column in `arch` (cv-qualification kept). @pre arch.has(T)
     template <typename T>
-    static T* column_data(Archetype& arch) noexcept {
-        return reinterpret_cast<T*>(arch.column(component_id<T>()).data);
-    }
+    static T* column_data(Archetype& arch) noexcept;
 
     template <typename TermList, typename FilterList>
-    detail::QueryCache& cache_of() const {
-        return queries_.cache<TermList, FilterList>(graph_);
-    }
+    detail::QueryCache& cache_of() const;
 
     /// each / each_no_entity: `NoEntity` forces the `fn(terms...)` form.
     template <int NoEntity, typename... Terms, typename... Filters, typename Func, typename... Args>
-    void each_impl(detail::TypeList<Filters...>, Func& fn, const Args&... args) {
-        using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
-        static_assert(Check::check(), "ecs query check");
-        static_assert(!Check::change_filtered, "World::each: Changed<...>/Added<...> filters need a handle that remembers its "
-                                               "previous run: use world.query<...>(ecs::Changed<T>{}).each(fn)");
-        constexpr bool with_entity = NoEntity == 0 && detail::takes_entity<Func, Terms...>();
-        if (!detail::terms_access_ok<Terms...>()) return;
-        detail::QueryCache& q = cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>();
-        if constexpr (Check::valued) { // [relations] Related<R>{target}, Cascade<R>: their values reach the run
-            const detail::FilterValues values = detail::filter_values(args...);
-            if (values.active) return detail::run_valued<with_entity, Terms...>(*this, graph_, q, values, queries_.scope_depth(), fn);
-        } else {
-            ((void)args, ...);
-        }
-        detail::run_query<with_entity, Terms...>(graph_, q, queries_.scope_depth(), fn, std::bool_constant<Check::has_sparse>{});
-    }
+    void each_impl(detail::TypeList<Filters...>, Func& fn, const Args&... args);
 
     // -- the rooms -----------------------------------------------------------------------------------
 
