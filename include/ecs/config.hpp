@@ -15,8 +15,8 @@
 #  include <atomic>
 #endif
 
-#define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 9
+#define ECS_VERSION_MAJOR 1
+#define ECS_VERSION_MINOR 0
 #define ECS_VERSION_PATCH 0
 
 /// Highest number of distinct component types one process may use as components (bitset width).

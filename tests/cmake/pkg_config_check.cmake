@@ -35,6 +35,13 @@ if(NOT include_dir STREQUAL expected)
   message(FATAL_ERROR "pkg-config --cflags ecs points at '${include_dir}', expected '${expected}'")
 endif()
 
+# The headers found through the .pc file carry its version (main.cpp static_asserts the macros).
+if(NOT ECS_EXPECT_VERSION MATCHES "^([0-9]+)\\.([0-9]+)\\.([0-9]+)$")
+  message(FATAL_ERROR "ECS_EXPECT_VERSION '${ECS_EXPECT_VERSION}' is not x.y.z")
+endif()
+set(version_flags -DECS_EXPECT_VERSION_MAJOR=${CMAKE_MATCH_1} -DECS_EXPECT_VERSION_MINOR=${CMAKE_MATCH_2}
+                  -DECS_EXPECT_VERSION_PATCH=${CMAKE_MATCH_3})
+
 # Built twice: as a debug build, and as a release build (-O2 -DNDEBUG: assertions compiled out,
 # optimiser-driven warnings such as -Wmaybe-uninitialized on).
 file(MAKE_DIRECTORY "${OUT_DIR}")
@@ -47,7 +54,7 @@ foreach(variant debug release)
   set(exe "${OUT_DIR}/consumer_pkg_config_${variant}")
   file(REMOVE "${exe}")
   execute_process(
-    COMMAND "${CXX}" -std=c++17 ${cflags} ${variant_flags} -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti
+    COMMAND "${CXX}" -std=c++17 ${cflags} ${variant_flags} ${version_flags} -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti
             "${SOURCE}" -o "${exe}"
     RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)

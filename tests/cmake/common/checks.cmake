@@ -67,3 +67,14 @@ function(ecs_consumer_executable name)
   endif()
   add_test(NAME ${name} COMMAND ${name})
 endfunction()
+
+# ecs_check_version_macros(<target> <x.y.z>): `target` (built from main.cpp) fails to compile unless
+# ECS_VERSION_MAJOR/MINOR/PATCH in the ecs headers it includes equal x, y and z.
+function(ecs_check_version_macros target version)
+  if(NOT version MATCHES "^([0-9]+)\\.([0-9]+)\\.([0-9]+)$")
+    message(FATAL_ERROR "consumer: '${version}' is not a version x.y.z")
+  endif()
+  target_compile_definitions(${target} PRIVATE
+    ECS_EXPECT_VERSION_MAJOR=${CMAKE_MATCH_1} ECS_EXPECT_VERSION_MINOR=${CMAKE_MATCH_2}
+    ECS_EXPECT_VERSION_PATCH=${CMAKE_MATCH_3})
+endfunction()

@@ -5,6 +5,14 @@
 
 #include <cstdio>
 
+// The version the consumer found (find_package's ecs_VERSION, pkg-config --modversion) must be the
+// one the headers say.
+#if defined(ECS_EXPECT_VERSION_MAJOR)
+static_assert(ECS_VERSION_MAJOR == ECS_EXPECT_VERSION_MAJOR && ECS_VERSION_MINOR == ECS_EXPECT_VERSION_MINOR &&
+                  ECS_VERSION_PATCH == ECS_EXPECT_VERSION_PATCH,
+              "ECS_VERSION_MAJOR/MINOR/PATCH differ from the version of the package found");
+#endif
+
 namespace {
 
 struct Position {
