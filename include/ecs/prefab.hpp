@@ -428,28 +428,33 @@ private:
     static Entity place(World& world, Entity slot, const Prefab& prefab, Archetype& arch, const ComponentTypeID* ids,
                         const bool* extends, Vs&&... overrides) {
         constexpr size_t N = sizeof...(Os);
-        uint32_t row = 0;
-        const Entity e = slot == INVALID_ENTITY ? WorldAccess::spawn(world, arch, row)
-                                                : WorldAccess::spawn_reserved(world, slot, arch, row);
-        // Defaults first (those not overridden), then every override, all at `row`. Nothing here
-        // calls user code other than constructors, so `arch`'s block cannot move meanwhile.
-        for (const Prefab::Entry& entry : prefab.entries_) {
-            if (entry.sparse || entry.is_tag || overridden(entry.id, ids, N)) continue;
-            entry.copy_to(arch.column(entry.id).at(row), prefab.buffer_ + entry.offset);
-        }
-        for (const Prefab::Entry& entry : prefab.entries_) { // [sparse] defaults into the world's sets
-            if (!entry.sparse || overridden(entry.id, ids, N)) continue;
-            void* storage = WorldAccess::sparse_set(world, entry.id).insert(e);
-            if (!entry.is_tag) entry.copy_to(storage, prefab.buffer_ + entry.offset);
-        }
-        (construct_override<Os>(world, e, arch, row, std::forward<Vs>(overrides)), ...);
-
-        // Hooks: prefab order, then extending overrides in argument order. A hook may change the
-        // world (and even the prefab, although it must not): re-read the sizes each time.
-        for (size_t i = 0; i < prefab.entries_.size(); ++i) WorldAccess::fire_on_add(world, e, prefab.entries_[i].id);
-        for (size_t i = 0; i < N; ++i)
-            if (extends[i]) WorldAccess::fire_on_add(world, e, ids[i]);
-        WorldAccess::fire_on_enter(world, e); // query observers, after the on_add hooks
+        Entity e = slot;
+        WorldAccess::commit_created(
+            world, e,
+            [&] {
+                uint32_t row = 0;
+                e = slot == INVALID_ENTITY ? WorldAccess::spawn(world, arch, row)
+                                           : WorldAccess::spawn_reserved(world, slot, arch, row);
+                // Defaults first (those not overridden), then every override, all at `row`. Nothing
+                // here calls user code other than constructors, so `arch`'s block cannot move meanwhile.
+                for (const Prefab::Entry& entry : prefab.entries_) {
+                    if (entry.sparse || entry.is_tag || overridden(entry.id, ids, N)) continue;
+                    entry.copy_to(arch.column(entry.id).at(row), prefab.buffer_ + entry.offset);
+                }
+                for (const Prefab::Entry& entry : prefab.entries_) { // sparse defaults into the world's sets
+                    if (!entry.sparse || overridden(entry.id, ids, N)) continue;
+                    void* storage = WorldAccess::sparse_set(world, entry.id).insert(e);
+                    if (!entry.is_tag) entry.copy_to(storage, prefab.buffer_ + entry.offset);
+                }
+                (construct_override<Os>(world, e, arch, row, std::forward<Vs>(overrides)), ...);
+            },
+            [&] {
+                // Hooks: prefab order, then extending overrides in argument order. A hook may change
+                // the world (and even the prefab, although it must not): re-read the sizes each time.
+                for (size_t i = 0; i < prefab.entries_.size(); ++i) WorldAccess::fire_on_add(world, e, prefab.entries_[i].id);
+                for (size_t i = 0; i < N; ++i)
+                    if (extends[i]) WorldAccess::fire_on_add(world, e, ids[i]);
+            });
         return e;
     }
 

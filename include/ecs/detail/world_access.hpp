@@ -86,9 +86,12 @@ struct WorldAccess {
     static void fire_on_add(World& w, Entity e, ComponentTypeID id) {
         if (w.observers_.any_add()) w.observers_.fire_on_add(w, w.lookup(), e, id);
     }
-    /// Runs the on_enter observers for `e`, created by the caller (after its on_add hooks).
-    static void fire_on_enter(World& w, Entity e) {
-        if (w.observers_.any_query()) w.observers_.fire_enter(w, w.lookup(), e, nullptr);
+    /// Creates an entity through the world's commit point: `move()` spawns it (setting `e`) and
+    /// constructs its values, `hooks()` runs its on_add hooks, then the on_enter observers run.
+    template <typename Move, typename Hooks>
+    static void commit_created(World& w, Entity& e, Move&& move, Hooks&& hooks) {
+        Notice notice{nullptr, nullptr, false, true};
+        w.commit(e, notice, [] { return true; }, move, hooks);
     }
     /// Destroys every entity without running hooks; slots return to the state of a new world.
     /// Archetypes are kept (they are never freed).

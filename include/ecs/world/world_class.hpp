@@ -67,6 +67,15 @@ T& fallback_object() noexcept {
     return *reinterpret_cast<T*>(bytes);
 }
 
+/// What the query observers are told about one structural change (World::commit).
+struct Notice {
+    const ComponentMask* after = nullptr;  ///< on_leave: the mask the entity will have; nullptr: it will match nothing
+    const ComponentMask* before = nullptr; ///< on_enter: the mask it had; nullptr: it matched nothing
+    bool leave = true;                     ///< whether on_leave observers are told
+    bool enter = true;                     ///< whether on_enter observers are told
+    bool exact = false;                    ///< the masks already apply enable bits and sparse types
+};
+
 struct WorldAccess;
 struct RelationOps;
 struct StructuralOps;
@@ -170,7 +179,7 @@ private:
     /// [relations] destroy() in a world holding pairs (detail/relation_ops.hpp).
     void relations_destroy(Entity e);
     /// destroy() of live `e` in a world with observers, pairs, sparse components or names.
-    ECS_NOINLINE void destroy_observed(Entity e);
+    void destroy_observed(Entity e);
 
 public:
 
@@ -604,6 +613,15 @@ private:
     template <bool Reserved, typename... Ts, typename... Vs>
     ECS_FORCEINLINE Entity place_new(Archetype& arch, Entity slot, Vs&&... values);
 
+    /**
+     * The commit point: every structural change of one entity that observers may see runs through
+     * here (world/structural.hpp states the order). `prepare` re-checks after the on_leave observers
+     * and runs the hooks that read the old value (false abandons the change); `move` makes the change;
+     * `hooks` runs on_add / on_set. With no observer registered only `move` runs.
+     */
+    template <typename Prepare, typename Move, typename Hooks>
+    ECS_FORCEINLINE bool commit(Entity& e, detail::Notice& notice, Prepare&& prepare, Move&& move, Hooks&& hooks);
+
     /// add_plain()'s answer: `done` when the entity migrated (`at`: raw storage for the new value).
     struct PlainMove {
         void* at;
@@ -623,28 +641,27 @@ private:
     ECS_NOINLINE void add_general(Entity e, C&& value);
 
     /// Where add() puts its value. EXISTING: `e` already has the type, `at` is its value (overwrite
-    /// in place). FRESH: `e` has migrated, `at` is raw storage for the new value. DESTINATION_FULL:
-    /// nothing done yet, the destination block moves on the next row. NOTHING: dead or refused.
+    /// in place). FRESH: `e` has migrated through the commit point, the value was constructed at
+    /// `at` and the hooks ran. DESTINATION_FULL: nothing done, the destination block moves on the
+    /// next row (the value must be taken out first). NOTHING: dead or refused.
     struct AddSlot {
         enum Kind : uint8_t { NOTHING, EXISTING, FRESH, DESTINATION_FULL };
         void* at;
         Kind kind;
-        const Archetype* from = nullptr; ///< FRESH: the archetype `e` left (query observers)
     };
+    /// Constructs the new value at `at` from `value` (moved or copied, as the caller needs).
+    using ConstructFn = void (*)(void* at, void* value);
 
-    /// add()'s type-erased part: checks, edge lookup and migration, one call per add.
-    ECS_NOINLINE AddSlot add_slot(Entity e, ComponentTypeID id, bool value_taken_out);
-
-    /// add() when the destination block moves on the next row: `value` may live in it, so it is
-    /// taken out first.
+    /// add()'s type-erased part: checks, edge lookup, and the migration through the commit point.
+    AddSlot add_slot(Entity e, ComponentTypeID id, bool value_taken_out, ConstructFn construct, void* value);
     template <typename C>
-    ECS_NOINLINE void add_to_full(Entity e, ComponentTypeID id, C&& value);
-
+    static void construct_from(void* at, void* value);
+    /// add() of a type `e` has: the old value is destroyed and `value` moved in its place.
     template <typename C>
-    ECS_FORCEINLINE void finish_add(Entity e, ComponentTypeID id, AddSlot slot, C& value);
+    void overwrite(Entity e, ComponentTypeID id, void* at, C& value);
 
     /// remove()'s type-erased part.
-    ECS_NOINLINE void remove_id(Entity e, ComponentTypeID id);
+    void remove_id(Entity e, ComponentTypeID id);
 
     // -- [change] change detection and observer helpers --------------------------------------------
 
