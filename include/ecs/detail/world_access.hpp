@@ -41,17 +41,17 @@ struct WorldAccess {
     static QueryEngine& queries(World& w) noexcept { return w.queries_; }
     static const QueryEngine& queries(const World& w) noexcept { return w.queries_; }
     static const ArchetypeGraph& graph(const World& w) noexcept { return w.graph_; }
-    /// [change] Starts tracking `id` in `w` (World::track_changes by id).
+    /// Starts tracking `id` in `w` (World::track_changes by id).
     static void track(World& w, ComponentTypeID id) { w.graph_.track(id); }
     /// The entity names: `names(w).each(fn(Entity, std::string_view))` enumerates them (slot order);
     /// `names(w).set(e, name)` sets one without asserting (false: taken by another entity).
     static NameIndex& names(World& w) noexcept { return w.names_; }
     static const NameIndex& names(const World& w) noexcept { return w.names_; }
-    /// [sparse] The world's sparse sets (nullptr until the first sparse component).
+    /// The world's sparse sets (nullptr until the first sparse component).
     static detail::SparseRoom* sparse(const World& w) noexcept { return w.graph_.sparse(); }
-    /// [sparse] The set of sparse type `id`, created when missing.
+    /// The set of sparse type `id`, created when missing.
     static detail::SparseSet& sparse_set(World& w, ComponentTypeID id) { return w.sparse_set_of(id); }
-    /// [enable] Some enable bit may be set from now on (clone and snapshot loading set bits directly).
+    /// Some enable bit may be set from now on (clone and snapshot loading set bits directly).
     static void note_disabled(World& w) noexcept { w.graph_.note_disabled(); }
     /// Bytes of the deferred queue's pages.
     static size_t deferred_bytes(const World& w) noexcept { return w.deferred_.capacity_bytes(); }
@@ -97,12 +97,12 @@ struct WorldAccess {
     /// Archetypes are kept (they are never freed).
     static void reset_entities(World& w) noexcept {
         for (Archetype* a : w.graph_.all()) a->clear();
-        if (w.graph_.sparse() != nullptr) w.graph_.sparse()->clear(); // [sparse]
+        if (w.graph_.sparse() != nullptr) w.graph_.sparse()->clear();
         w.entities_.reset();
         w.names_.clear();
-        w.relations_.reset(); // [relations]
+        w.relations_.reset();
     }
-    /// [relations] The relationships of `w` (relation.hpp).
+    /// The relationships of `w` (relation.hpp).
     static Relations& relations(World& w) noexcept { return w.relations_; }
     static const Relations& relations(const World& w) noexcept { return w.relations_; }
 };

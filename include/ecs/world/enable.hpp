@@ -1,6 +1,6 @@
 /**
  * @file ecs/world/enable.hpp
- * @brief World::disable / enable / enabled (addition, 1.0): the World members of the enable room.
+ * @brief World::disable / enable / enabled: the World members of the enable room.
  *
  * Included at the end of world.hpp, where World is complete. The bits live in the archetypes
  * (enable.hpp); a toggle finds the entity's row and flips one bit, with no migration. With query
@@ -17,7 +17,7 @@ namespace ecs {
 template <typename T>
 ECS_FORCEINLINE void World::disable(Entity e) {
     const ComponentTypeID id = component_id<T>();
-    if constexpr (detail::is_sparse_v<T>) return toggle_sparse(e, id, true); // [sparse] a flag in the set
+    if constexpr (detail::is_sparse_v<T>) return toggle_sparse(e, id, true); // a flag in the set
     if (!alive(e)) return;
     const EntityRecord& r = entities_[e.index];
     if (!arch_of(r).has(id)) return;

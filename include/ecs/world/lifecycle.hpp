@@ -37,7 +37,7 @@ inline void World::destroy(Entity e) {
     if (!ECS_CHECK(!iterating(), "World::destroy: structural change during iteration (use deferred())")) return;
     if (ECS_UNLIKELY(observers_.any() || relations_.any() || graph_.sparse() != nullptr || names_.any()))
         return destroy_observed(e); // hooks, pairs, sparse components or names to deal with
-    const EntityRecord rec = entities_[e.index]; // #20: the plain path, nothing else to call
+    const EntityRecord rec = entities_[e.index]; // the plain path, nothing else to call
     const Entity moved = arch_of(rec).erase_row(rec.row);
     if (moved != INVALID_ENTITY) entities_[moved.index].row = rec.row;
     entities_.release(e);
@@ -73,7 +73,7 @@ void World::destroy_entity(Entity e) {
 }
 
 ECS_NOINLINE inline void World::destroy_observed(Entity e) {
-    if (relations_.any()) relations_destroy(e); // [relations] pairs, cascades
+    if (relations_.any()) relations_destroy(e); // pairs, cascades
     else destroy_entity<false>(e);
 }
 
@@ -95,7 +95,7 @@ Entity World::create_in(Entity slot, Ts&&... components) {
     if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
         // Copy first: an argument may refer into a column this call is about to grow.
         return create_in<Reserved>(slot, detail::bare_t<Ts>(std::forward<Ts>(components))...);
-    } else if constexpr ((detail::is_sparse_v<detail::bare_t<Ts>> || ...)) { // [sparse] detail/sparse_ops.hpp
+    } else if constexpr ((detail::is_sparse_v<detail::bare_t<Ts>> || ...)) { // detail/sparse_ops.hpp
         return create_with_sparse<Reserved>(slot, std::move(components)...);
     } else {
         if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))

@@ -89,7 +89,7 @@ inline bool World::has_raw(Entity e, std::string_view name) const {
 
 inline void World::remove_raw(Entity e, ComponentTypeID id) {
     if (!detail::check_known_id("World::remove_raw", id)) return;
-    remove_plain(e, id); // the fast path of remove<T> (#20), else the general one
+    remove_plain(e, id); // the fast path of remove<T>, else the general one
 }
 
 inline void* World::add_raw(Entity e, ComponentTypeID id, const void* value) {

@@ -1,6 +1,6 @@
 /**
  * @file ecs/world/sparse.hpp
- * @brief The World's paths for sparse components (addition, 1.0): add, remove, get, create_with.
+ * @brief The World's paths for sparse components: add, remove, get, create_with.
  *
  * Included at the end of world.hpp, where World is complete. The values live in the world's sparse
  * sets (sparse.hpp, owned by the archetype graph); none of these paths moves the entity. Hooks fire
@@ -47,7 +47,7 @@ ECS_FORCEINLINE T* World::try_get_sparse(Entity e) noexcept {
     if (set == nullptr) return nullptr;
     const uint32_t slot = set->slot_of(e.index);
     if (slot == 0) return nullptr;
-    if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
+    if constexpr (!std::is_const_v<T>) // mutable access counts as a change
         if (ECS_UNLIKELY(set->ticks_active())) set->touch(e.index);
     return static_cast<T*>(set->at(slot - 1));
 }

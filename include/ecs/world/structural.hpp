@@ -1,7 +1,7 @@
 /**
  * @file ecs/world/structural.hpp
- * @brief Structural power (addition): multi-type add and remove in one migration, emplace, bulk
- *        destroy / remove / add over whole archetypes, and the single-type add / remove fast path (#20). Defines the World members declared in the
+ * @brief Structural power: multi-type add and remove in one migration, emplace, bulk
+ *        destroy / remove / add over whole archetypes, and the single-type add / remove fast path. Defines the World members declared in the
  *        "Structural power" section of world.hpp; included at the end of world.hpp.
  *
  * The floors are the usual ones: the archetype graph computes a multi-type destination once per
@@ -79,12 +79,12 @@ ECS_FORCEINLINE void World::add(Entity e, T&& value) {
     if constexpr (std::is_lvalue_reference_v<T>) {
         add(e, C(value)); // copy first: `value` may live in a column this call moves
     } else if constexpr (detail::is_sparse_v<C>) {
-        add_sparse<C>(e, std::move(value)); // [sparse] no migration (detail/sparse_ops.hpp)
+        add_sparse<C>(e, std::move(value)); // no migration (detail/sparse_ops.hpp)
     } else {
         // A cached edge means the destination exists, so C's column factory is registered: the
         // fast path needs only the id (ensure_column_factory runs on the general path).
         const PlainMove plain = add_plain(e, component_id<C>());
-        if (ECS_LIKELY(plain.done)) { // [#20] migrated as plain bytes, no hook to run
+        if (ECS_LIKELY(plain.done)) { // migrated as plain bytes, no hook to run
             if constexpr (!detail::is_tag_v<C>) ::new (plain.at) C(std::move(value));
             return;
         }
@@ -100,7 +100,7 @@ void World::add(Entity e) {
 
 template <typename T>
 void World::remove(Entity e) {
-    if constexpr (detail::is_sparse_v<T>) remove_sparse<detail::bare_t<T>>(e); // [sparse] no migration
+    if constexpr (detail::is_sparse_v<T>) remove_sparse<detail::bare_t<T>>(e); // no migration
     else remove_plain(e, component_id<T>());
 }
 
@@ -209,7 +209,7 @@ ECS_FORCEINLINE uint32_t World::migrate(EntityRecord& rec, Entity e, Archetype& 
     return m.dst_row;
 }
 
-// -- the single-type add / remove fast path (#20) ----------------------------------------------------
+// -- the single-type add / remove fast path ----------------------------------------------------
 
 /**
  * Migrates `e` across the cached edge of `id` (add edge when `Adding`, else remove edge) with inline
@@ -559,7 +559,7 @@ struct StructuralOps {
 
     // -- bulk operations ------------------------------------------------------------------------------
 
-    /// [sparse] True when a bulk operation must go entity by entity: the world holds sparse sets (the
+    /// True when a bulk operation must go entity by entity: the world holds sparse sets (the
     /// entities' sparse values are not in the archetypes), or the query or the type is sparse.
     static bool sparse_involved(const World& w, const QueryCache& q, ComponentTypeID id = INVALID_COMPONENT_ID) noexcept {
         return w.graph_.sparse() != nullptr || q.has_sparse || (id != INVALID_COMPONENT_ID && is_sparse_id(id));
@@ -575,7 +575,7 @@ struct StructuralOps {
         return w.arch_of(e).has(id);
     }
 
-    /// The entities of `q`'s archetypes, archetype order then row order ([sparse] a query naming sparse
+    /// The entities of `q`'s archetypes, archetype order then row order (a query naming sparse
     /// types keeps the rows passing its sparse tests; enable bits are not looked at, like table types).
     static std::vector<Entity> collect(const QueryCache& q, const World& w) {
         if (ECS_UNLIKELY(q.has_sparse)) {
@@ -612,7 +612,7 @@ struct StructuralOps {
     static size_t destroy_all(World& w, const QueryCache& q) {
         // Relationships: destroying a target may unrelate or destroy sources, so each entity goes
         // through World::destroy, like with hooks.
-        bool hooks = w.observers_.any_query() || w.relations_.any() || sparse_involved(w, q); // [sparse] per entity
+        bool hooks = w.observers_.any_query() || w.relations_.any() || sparse_involved(w, q); // per entity
         if (!hooks && w.observers_.any_remove())
             for (const Archetype* a : q.archetypes) hooks = hooks || (a->size() != 0 && w.observers_.any_remove_in(a->mask));
         if (ECS_UNLIKELY(hooks)) {
@@ -711,7 +711,7 @@ void World::add(Entity e, T&& first, U&& second, Ts&&... rest) {
         add(e, detail::bare_t<T>(std::forward<T>(first)), detail::bare_t<U>(std::forward<U>(second)),
             detail::bare_t<Ts>(std::forward<Ts>(rest))...);
     } else if constexpr (detail::is_sparse_v<T> || detail::is_sparse_v<U> || (detail::is_sparse_v<Ts> || ...)) {
-        // [sparse] a pack naming sparse types: one add per value, in argument order (see notes/enable.md)
+        // a pack naming sparse types: one add per value, in argument order (see notes/enable.md)
         add(e, std::move(first));
         add(e, std::move(second));
         (add(e, std::move(rest)), ...);
@@ -725,7 +725,7 @@ void World::remove(Entity e) {
     static_assert(detail::distinct_v<T, U, Ts...>, "World::remove<Ts...>(e): component types must be distinct");
     if constexpr (detail::is_sparse_v<detail::bare_t<T>> || detail::is_sparse_v<detail::bare_t<U>> ||
                   (detail::is_sparse_v<detail::bare_t<Ts>> || ...)) {
-        // [sparse] a pack naming sparse types: one remove per type, in template order (see notes/enable.md)
+        // a pack naming sparse types: one remove per type, in template order (see notes/enable.md)
         remove<T>(e);
         remove<U>(e);
         (remove<Ts>(e), ...);
@@ -738,7 +738,7 @@ template <typename T, typename... Args>
 T& World::emplace(Entity e, Args&&... args) {
     static_assert(std::is_same_v<T, detail::bare_t<T>>, "World::emplace<T>: T must be a component type (no cv, no reference)");
     static_assert(std::is_constructible_v<T, Args&&...>, "World::emplace<T>(e, args...): T is not constructible from the arguments");
-    if constexpr (detail::is_sparse_v<T>) { // [sparse] built first, then added (never moves the entity)
+    if constexpr (detail::is_sparse_v<T>) { // built first, then added (never moves the entity)
         if (!ECS_CHECK(alive(e), detail::entity_message("World::emplace", type_name<T>(), e, "is not alive")))
             return detail::fallback_object<T>();
         add(e, T(std::forward<Args>(args)...));
