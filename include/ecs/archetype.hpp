@@ -4,7 +4,7 @@
  *
  * Column storage: an archetype whose columns are all plain bytes at malloc alignment (trivially
  * relocatable, alignof <= alignof(max_align_t)) gives each column its own allocation, grown with
- * realloc (large columns move pages, not bytes; #20). Any other archetype keeps one block, regions
+ * realloc (large columns move pages, not bytes). Any other archetype keeps one block, regions
  * aligned to max(16, alignof(T)), reallocated and relocated element by element:
  *
  *     [col0: cap * size0] [pad] [col1: cap * size1] [pad] ...
@@ -69,7 +69,7 @@ class Archetype;
 struct ArchetypeEdge {
     Archetype* add = nullptr;
     Archetype* remove = nullptr;
-    /// How a row crosses this edge as plain bytes (#20, Archetype::plain_plan): steps
+    /// How a row crosses this edge as plain bytes (Archetype::plain_plan): steps
     /// [first - 1, first - 1 + count) of the source's `plain_steps`, the first `count8` of stride 8.
     /// first == 0: no plan (the source's rows are not plain bytes).
     struct Plan {
@@ -81,7 +81,7 @@ struct ArchetypeEdge {
     Plan remove_plan;
 };
 
-/// One column of a plain move (#20): the source column and the destination's column of the same
+/// One column of a plain move: the source column and the destination's column of the same
 /// type (nullptr when the destination lacks it: the value is dropped).
 struct PlainStep {
     ComponentColumn* from;
@@ -286,7 +286,7 @@ public:
     }
 
     /**
-     * move_row_to() for the fast path (#20), following `plan` (see plain_plan): appends `e` to
+     * move_row_to() for the fast path, following `plan` (see plain_plan): appends `e` to
      * `dst`, copies the columns both have, fills the hole from the last row. Inline code only (no
      * call, no allocation), so the caller stays a leaf function. Columns of `dst` this archetype
      * lacks are left UNINITIALISED at the returned row: the caller constructs them.
@@ -362,7 +362,7 @@ public:
                         to->set(base + row, from->added.data()[row], from->changed_tick(row));
                 }
         }
-        if (ECS_UNLIKELY(enable.any())) // [enable] disabled bits go along (types `dst` keeps, entity bits)
+        if (ECS_UNLIKELY(enable.any())) // disabled bits go along (types `dst` keeps, entity bits)
             for (size_t row = 0; row < n; ++row) move_enable(static_cast<uint32_t>(row), dst, static_cast<uint32_t>(base + row));
         entities.clear();
         ticks.clear();
@@ -394,7 +394,7 @@ public:
             }
         }
         if (ECS_UNLIKELY(ticks.active())) ticks.permute(order);
-        if (ECS_UNLIKELY(enable.any())) enable.permute(order); // [enable]
+        if (ECS_UNLIKELY(enable.any())) enable.permute(order);
     }
 
     /// Starts change tracking of `t` on this archetype (no-op without `t`); existing rows count as
@@ -410,7 +410,7 @@ public:
     void touch(ComponentTypeID t, size_t row) noexcept {
         if (detail::TickColumn* c = ticks_of(t)) c->touch(row, ticks.now());
     }
-    // -- [enable] enable bits (enable.hpp) ------------------------------------------------------------
+    // -- enable bits (enable.hpp) ------------------------------------------------------------
 
     /// Disables (`off`) or enables `t` at `row`. @return true when the state changed. @pre has(t), row < size()
     ECS_FORCEINLINE bool set_disabled(ComponentTypeID t, size_t row, bool off) {
@@ -477,7 +477,7 @@ public:
         rollback.done = true;
         for (const Entity e : src.entities) entities.push_back_unchecked(e);
         sync_ticks(); // tracked types (none in a fresh clone): the copies count as added now
-        enable.append_from(src.enable, base, n, columns.size()); // [enable] disabled stays disabled
+        enable.append_from(src.enable, base, n, columns.size()); // disabled stays disabled
     }
 
     /// Destroys every row (entities included); keeps the block for reuse.
@@ -511,7 +511,7 @@ public:
     detail::RowEnable enable;               ///< disabled bits (enable.hpp); near `entities`: every query run tests it
     ComponentMask mask;                     ///< bit per type, for query matching
     detail::PodArray<ArchetypeEdge> edges;       ///< edge cache indexed by component id
-    detail::PodArray<PlainStep> plain_steps;     ///< the steps of every edge's plain plan (#20)
+    detail::PodArray<PlainStep> plain_steps;     ///< the steps of every edge's plain plan
     std::array<uint16_t, ECS_MAX_COMPONENTS> column_index{}; ///< component id -> column, or NO_COLUMN
     uint32_t id = 0;                        ///< position in the world's archetype list
     size_t row_size = 0;                    ///< sum of the columns' strides
@@ -553,13 +553,13 @@ private:
         const size_t last = entities.size() - 1;
         const Entity moved = pop_handle(row);
         if (ticks.active()) ticks.erase(row);
-        if (enable.any()) enable.erase(row, last); // [enable]
+        if (enable.any()) enable.erase(row, last);
         return moved;
     }
     /// The end of move_row_into() when ticks or disabled bits go along with the rows.
     ECS_NOINLINE Entity move_side_rows(uint32_t src_row, Archetype& dst, uint32_t dst_row) {
         if (ticks.active()) move_ticks(src_row, dst, dst_row);
-        if (enable.any()) move_enable(src_row, dst, dst_row); // [enable]
+        if (enable.any()) move_enable(src_row, dst, dst_row);
         return pop_side_rows(src_row);
     }
 
@@ -665,7 +665,7 @@ private:
 
     /// Plain bytes at malloc alignment: each column is its own allocation and grows with realloc,
     /// which for large columns moves pages (mremap) instead of bytes. No column shifts inside a
-    /// shared block, so growth copies nothing and leaves no touched page behind (#20: resident
+    /// shared block, so growth copies nothing and leaves no touched page behind (resident
     /// bytes per entity are the bytes the rows use). `block` stays nullptr.
     void reallocate_columns(size_t new_capacity) {
         size_t total = 0;

@@ -220,7 +220,7 @@ public:
         tracked_.set(id);
         for (Archetype* a : archetypes_) a->enable_ticks(id, clock_.get());
         if (sparse_ != nullptr)
-            if (detail::SparseSet* set = sparse_->set(id)) set->enable_ticks(clock_.get()); // [sparse]
+            if (detail::SparseSet* set = sparse_->set(id)) set->enable_ticks(clock_.get());
     }
     [[nodiscard]] bool tracks(ComponentTypeID id) const noexcept { return id < ECS_MAX_COMPONENTS && tracked_.test(id); }
     /// True once some type is tracked (the one branch untracked worlds take).
@@ -255,7 +255,7 @@ private:
         return set;
     }
 
-    detail::Box<detail::SparseRoom> sparse_; ///< [sparse] created on first use; heap: observers point at it
+    detail::Box<detail::SparseRoom> sparse_; ///< created on first use; heap: observers point at it
     bool any_disabled_ = false; ///< see note_disabled
     detail::Box<detail::ChangeClock> clock_; ///< created by the first track(); archetypes point at it
     ComponentMask tracked_;                      ///< types with tick columns
@@ -280,7 +280,7 @@ private:
     }
 
     /// Caches the edges between `without` and `with` (= `without` + `id`) in both directions, with
-    /// the plain-move plan of each (#20).
+    /// the plain-move plan of each.
     static void link(Archetype& without, Archetype& with, ComponentTypeID id) {
         ArchetypeEdge& up = without.edge(id);
         up.add = &with;

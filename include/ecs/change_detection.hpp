@@ -43,7 +43,7 @@
 namespace ecs {
 
 /**
- * @brief Query filter for `world.query(...)` (addition): the entity has every `Ts` and each of them was
+ * @brief Query filter for `world.query(...)`: the entity has every `Ts` and each of them was
  *        changed (written, added included) after the end of this handle's previous run.
  * @pre Every `Ts` is tracked (`world.track_changes<T>()`) when the handle runs (asserted; the run then
  *      visits nothing). Not accepted by `world.each` (compile error).

@@ -39,7 +39,7 @@ public:
     void add(Entity e) {
         add(e, T{});
     }
-    /// Records add(e, a, b, ...): one migration at the flush (addition).
+    /// Records add(e, a, b, ...): one migration at the flush.
     template <typename T, typename U, typename... Ts>
     void add(Entity e, T&& first, U&& second, Ts&&... rest) {
         detail::CommandRecorder::add_many(queue_, e, std::forward<T>(first), std::forward<U>(second), std::forward<Ts>(rest)...);
@@ -49,18 +49,18 @@ public:
     void remove(Entity e) {
         detail::CommandRecorder::remove<T>(queue_, e);
     }
-    /// Records remove<A, B, ...>(e): one migration at the flush (addition).
+    /// Records remove<A, B, ...>(e): one migration at the flush.
     template <typename T, typename U, typename... Ts>
     void remove(Entity e) {
         detail::CommandRecorder::remove_many<T, U, Ts...>(queue_, e);
     }
-    /// Records emplace<T>(e, args...) (addition): the arguments are copied or moved into the buffer
+    /// Records emplace<T>(e, args...): the arguments are copied or moved into the buffer
     /// now and `T` is constructed from them in place at the flush; no-op if `e` is dead by then.
     template <typename T, typename... Args>
     void emplace(Entity e, Args&&... args) {
         detail::CommandRecorder::emplace<T>(queue_, e, std::forward<Args>(args)...);
     }
-    /// Records `fn(World&)`, run at its place in the buffer at the flush (addition).
+    /// Records `fn(World&)`, run at its place in the buffer at the flush.
     template <typename F>
     void call(F&& fn) {
         detail::CommandRecorder::call(queue_, std::forward<F>(fn));
@@ -71,7 +71,7 @@ public:
     void create_with(Ts&&... values) {
         detail::CommandRecorder::create_with(queue_, std::forward<Ts>(values)...);
     }
-    // ---- [relations] ----
+    // ---- ----
     /// Records relate<R>(source, target); at flush a no-op when either is dead by then.
     template <typename R>
     void relate(Entity source, Entity target) {
@@ -87,21 +87,19 @@ public:
     void unrelate_all(Entity source) {
         detail::CommandRecorder::unrelate_all<R>(queue_, source);
     }
-    /// Records instantiate(prefab, overrides...) (addition); the entity is created at flush. The
+    /// Records instantiate(prefab, overrides...); the entity is created at flush. The
     /// prefab is copied into the buffer. Needs ecs/prefab.hpp.
     template <typename P, typename... Os>
     void instantiate(const P& prefab, Os&&... overrides) {
         detail::CommandRecorder::instantiate(queue_, INVALID_ENTITY, prefab, std::forward<Os>(overrides)...);
     }
 
-    // ---- [scripting] begin ----
     /// Records add_raw(e, id, value) (runtime.hpp): a copy of `*value` (nothing for nullptr) is taken now.
     void add_raw(Entity e, ComponentTypeID id, const void* value) {
         detail::RawCommandRecorder::add(queue_, "CommandBuffer::add_raw", e, id, value);
     }
     /// Records remove_raw(e, id).
     void remove_raw(Entity e, ComponentTypeID id) { detail::RawCommandRecorder::remove(queue_, "CommandBuffer::remove_raw", e, id); }
-    // ---- [scripting] end ----
 
     /**
      * @brief Executes every command against `world` in recording order, then empties the buffer.
@@ -111,12 +109,12 @@ public:
         if (!ECS_CHECK(!world.iterating(), "CommandBuffer::flush: called during iteration")) return;
         queue_.run_all(&world);
     }
-    /// @brief Destroys every recorded payload without executing it (addition).
+    /// @brief Destroys every recorded payload without executing it.
     void clear() noexcept { queue_.clear(); }
 
     /// @brief True when no command is recorded.
     [[nodiscard]] bool empty() const noexcept { return queue_.empty(); }
-    /// @brief Number of recorded commands (addition).
+    /// @brief Number of recorded commands.
     [[nodiscard]] size_t size() const noexcept { return queue_.size(); }
 
 private:

@@ -34,7 +34,7 @@ using ComponentTypeID = uint32_t;
 inline constexpr ComponentTypeID INVALID_COMPONENT_ID = 0xFFFFFFFFu;
 
 /**
- * @brief Where a component type's values live (addition, 1.0).
+ * @brief Where a component type's values live.
  *
  * - `table`: in the archetype's columns (the default): fastest iteration; adding or removing the
  *   type moves the entity to another archetype.
@@ -45,7 +45,7 @@ inline constexpr ComponentTypeID INVALID_COMPONENT_ID = 0xFFFFFFFFu;
 enum class Storage : uint8_t { table, sparse };
 
 /**
- * @brief Per-type options (addition, 1.0). Specialise it to choose sparse storage:
+ * @brief Per-type options. Specialise it to choose sparse storage:
  *        `template <> struct ecs::component_traits<Poisoned> { static constexpr ecs::Storage storage = ecs::Storage::sparse; };`
  *        The specialisation must be visible wherever the type is used as a component.
  */
@@ -240,7 +240,7 @@ template <typename T>
 }
 
 // -------------------------------------------------------------------------------------------------
-// Introspection (addition): type names without RTTI, and what the library knows of each type
+// Introspection: type names without RTTI, and what the library knows of each type
 // -------------------------------------------------------------------------------------------------
 
 namespace detail {
@@ -294,7 +294,7 @@ template <typename T>
 }
 
 /**
- * @brief What the library knows of one component type (addition).
+ * @brief What the library knows of one component type.
  *
  * `name` is the name given to register_component when there is one, else type_name<T>(); it is
  * empty for an id never used as a component (nor registered).
@@ -306,7 +306,7 @@ struct ComponentInfo {
     ComponentTypeID id = INVALID_COMPONENT_ID;
     bool tag = false;                ///< stored without bytes (an empty type with trivial members)
     bool trivially_copyable = false; ///< moved and snapshotted as plain bytes
-    bool sparse = false;             ///< Storage::sparse (component_traits; addition)
+    bool sparse = false;             ///< Storage::sparse (component_traits)
 };
 
 namespace detail {
@@ -322,7 +322,7 @@ inline void set_component_name(ComponentTypeID id, std::string_view name) noexce
 } // namespace detail
 
 /**
- * @brief What is known of the component type with id `id`: name, size, alignment (addition).
+ * @brief What is known of the component type with id `id`: name, size, alignment.
  * @pre `id < ECS_MAX_COMPONENTS` (asserted; an empty info is returned otherwise).
  */
 [[nodiscard]] inline const ComponentInfo& component_info(ComponentTypeID id) noexcept {
@@ -337,9 +337,9 @@ using ColumnFactory = ComponentColumn (*)() noexcept;
 namespace detail {
 inline std::atomic<ColumnFactory> column_factories[ECS_MAX_COMPONENTS] = {};
 
-/// [scripting] Value-initialises a component in uninitialised storage (World::add_raw with no value).
+/// Value-initialises a component in uninitialised storage (World::add_raw with no value).
 using DefaultConstructFunc = void (*)(void* storage);
-/// [scripting] Per component id: how to value-initialise one, or nullptr (not default-constructible).
+/// Per component id: how to value-initialise one, or nullptr (not default-constructible).
 /// Typed components are entered by ensure_column_factory, runtime ones by register_runtime_component.
 inline std::atomic<DefaultConstructFunc> default_constructors[ECS_MAX_COMPONENTS] = {};
 
@@ -367,7 +367,7 @@ ComponentTypeID ensure_column_factory() noexcept {
             info.id = tid;
             info.tag = detail::is_tag_v<T>;
             info.trivially_copyable = std::is_trivially_copyable_v<T>;
-            if constexpr (std::is_default_constructible_v<T>) // [scripting] World::add_raw(e, id, nullptr)
+            if constexpr (std::is_default_constructible_v<T>) // World::add_raw(e, id, nullptr)
                 detail::default_constructors[tid].store(&detail::value_initialise<T>, std::memory_order_relaxed);
             info.sparse = detail::is_sparse_v<T>;
             detail::column_factories[tid].store(&make_column<T>, std::memory_order_release);

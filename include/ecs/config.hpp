@@ -69,12 +69,12 @@ namespace ecs::detail {
 #endif
 
 // ---------------------------------------------------------------------------------------------------
-// Refusals: ECS_CHECK and the refusal handler (addition, 1.0)
+// Refusals: ECS_CHECK and the refusal handler
 // ---------------------------------------------------------------------------------------------------
 
 namespace ecs {
 
-/// @brief **[Addition]** Called with the message of every refused operation (see ECS_CHECK).
+/// @brief Called with the message of every refused operation (see ECS_CHECK).
 using RefusalHandler = void (*)(const char* message);
 
 namespace detail {
@@ -104,7 +104,7 @@ ECS_NOINLINE inline void report_refusal(const char* message) {
 } // namespace detail
 
 /**
- * @brief **[Addition]** Installs `handler` (nullptr: none), called with the message of every refused
+ * @brief Installs `handler` (nullptr: none), called with the message of every refused
  *        operation, in every build (NDEBUG included), just before ECS_ASSERT fires.
  *
  * The message names the function and the broken condition, and where cheap the component type and
@@ -119,7 +119,7 @@ inline RefusalHandler set_refusal_handler(RefusalHandler handler) noexcept {
     return detail::exchange_refusal_handler(handler);
 }
 
-/// @brief **[Addition]** The handler set by set_refusal_handler(), or nullptr. Thread-safe.
+/// @brief The handler set by set_refusal_handler(), or nullptr. Thread-safe.
 [[nodiscard]] inline RefusalHandler refusal_handler() noexcept { return detail::load_refusal_handler(); }
 
 } // namespace ecs

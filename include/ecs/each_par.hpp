@@ -49,7 +49,7 @@ struct RowBatch {
     Archetype* archetype;
     size_t begin;
     size_t count;
-    uint64_t absent; ///< [enable] Optional terms disabled on these rows (see for_each_run)
+    uint64_t absent; ///< Optional terms disabled on these rows (see for_each_run)
 };
 
 /// Whether `fn` takes the entity: for the CommandBuffer forms, whether the Entity follows the buffer.
@@ -96,7 +96,7 @@ ECS_FORCEINLINE void run_batch(Func& fn, CommandBuffer* cb, Archetype& arch, siz
     }
 }
 
-/// [relations] A sequential run of `q` on the calling thread: with value filters (Related<R>{target},
+/// A sequential run of `q` on the calling thread: with value filters (Related<R>{target},
 /// Cascade<R>) in their order, else the plain run.
 template <bool WithEntity, typename... Terms, typename Func>
 void run_inline(World* world, const ArchetypeGraph& graph, QueryCache& q, const FilterValues& values, uint32_t* depth, Func& fn) {
@@ -164,7 +164,7 @@ void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache&
 
     std::vector<RowBatch> batches;
     batches.reserve(total / batch_rows + q.archetypes.size());
-    for_each_run(q, [&](Archetype& a, size_t run_begin, size_t n, uint64_t absent) { // [enable] runs of enabled rows
+    for_each_run(q, [&](Archetype& a, size_t run_begin, size_t n, uint64_t absent) { // runs of enabled rows
         for (size_t begin = 0; begin < n; begin += batch_rows)
             batches.push_back(RowBatch{&a, run_begin + begin, n - begin < batch_rows ? n - begin : batch_rows, absent});
     });

@@ -1,6 +1,6 @@
 /**
  * @file ecs/enable.hpp
- * @brief Enable bits (addition, 1.0): per archetype, one lazily allocated bit column per component
+ * @brief Enable bits: per archetype, one lazily allocated bit column per component
  *        column that ever had a disabled row, and one for the entities themselves; the
  *        `IncludeDisabled{}` query filter.
  *
@@ -31,7 +31,7 @@
 namespace ecs {
 
 /**
- * @brief Query filter (addition): disabled entities (`world.disable(e)`) are visited too. Disabled
+ * @brief Query filter: disabled entities (`world.disable(e)`) are visited too. Disabled
  *        components stay absent to the query. Accepted by world.each, each_no_entity, query, each_par.
  */
 struct IncludeDisabled {};

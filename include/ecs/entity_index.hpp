@@ -8,7 +8,7 @@
  * points at them. Free slots form a LIFO list threaded through their records' `row` fields, so
  * create and destroy touch no other array.
  *
- * A slot can also be *reserved* (addition): taken for an entity that a deferred command creates at
+ * A slot can also be *reserved*: taken for an entity that a deferred command creates at
  * the next flush (`world.deferred().create()`), so its handle exists before the entity does. A
  * reserved slot is neither alive nor free: `archetype == nullptr` and `row == RESERVED_ROW` (never a
  * free-list link). place_reserved() makes it live at exactly that handle; cancel_reservation() frees

@@ -1,7 +1,7 @@
 /**
  * @file ecs/inspect.hpp
  * @brief `ecs::describe(world)`: a readable multi-line report of what a world holds and where its
- *        memory goes (addition, for tools, logs and bug reports).
+ *        memory goes (for tools, logs and bug reports).
  *
  * The report lists the entities (alive, slots, free), every archetype (its component names, rows,
  * capacity, bytes), fragmentation (archetype count, empty archetypes, a histogram of rows per

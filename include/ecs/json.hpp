@@ -1,6 +1,6 @@
 /**
  * @file ecs/json.hpp
- * @brief **[Addition (1.0)]** JSON text for reflected types (see reflect.hpp): `to_json(value)`,
+ * @brief JSON text for reflected types (see reflect.hpp): `to_json(value)`,
  *        `from_json(value, text)`, and untyped forms over a FieldView and a pointer.
  *
  * Optional and not included by ecs.hpp. Its own small writer and reader; no dependency beyond the

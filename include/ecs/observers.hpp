@@ -36,7 +36,7 @@ namespace ecs {
 class World;
 
 /// @brief Names one registered observer (on_add, on_remove, on_set, on_enter, on_leave) for
-///        World::disconnect (addition). A default-constructed id names nothing.
+/// World::disconnect. A default-constructed id names nothing.
 struct ObserverId {
     uint32_t value = 0; ///< the observer's number in its world (0: none)
     uint32_t world = 0; ///< which world's observers issued it: disconnect on another world is false
@@ -116,7 +116,7 @@ public:
     }
     /// True when an on_remove hook exists for one of the types of `mask`.
     [[nodiscard]] bool any_remove_in(const ComponentMask& mask) const noexcept { return (mask & remove_mask_).any(); }
-    /// [sparse] any_remove_in, counting the sparse components of entity slot `index` too.
+    /// any_remove_in, counting the sparse components of entity slot `index` too.
     [[nodiscard]] bool any_remove_for(const ComponentMask& mask, uint32_t index) const noexcept {
         if ((mask & remove_mask_).any()) return true;
         if (sparse_ == nullptr) return false;
@@ -124,7 +124,7 @@ public:
             if (remove_mask_.test(id) && sparse_->member(id).contains(index)) return true;
         return false;
     }
-    /// [sparse] The world's sparse sets (hooks read sparse values through it); set once, when created.
+    /// The world's sparse sets (hooks read sparse values through it); set once, when created.
     void attach_sparse(SparseRoom* room) noexcept { sparse_ = room; }
 
     /**
@@ -161,7 +161,7 @@ public:
      * Runs the on_enter observers that match `e`'s archetype and did not match `before` (nullptr: the
      * entity did not exist). Re-reads the record before each; stops when `e` dies.
      *
-     * [enable] "Match" applies enable bits: `e`'s disabled types count as absent and a disabled entity
+     * "Match" applies enable bits: `e`'s disabled types count as absent and a disabled entity
      * matches nothing. The types disabled on `e` now are taken out of `before` too, unless `exact`
      * says `before` already is what queries saw.
      */
@@ -214,7 +214,7 @@ public:
             fire(remove_, w, index, e, id); // `arch` stays valid: archetypes are never freed
             if (!index.alive(e)) return true;
         }
-        if (sparse_ != nullptr) // [sparse] then the sparse components, in id order
+        if (sparse_ != nullptr) // then the sparse components, in id order
             for (size_t i = 0; i < sparse_->ids().size(); ++i) {
                 const ComponentTypeID id = sparse_->ids()[i];
                 if (!remove_mask_.test(id) || !sparse_->member(id).contains(e.index)) continue;
@@ -252,7 +252,7 @@ private:
                                       const ComponentMask* other, bool exact) const noexcept {
             if (ECS_LIKELY(!a.enable.any() && sparse == nullptr))
                 return matches(a.mask) && (other == nullptr || !matches(*other));
-            ComponentMask now; // [enable] disabled types are absent; a disabled entity matches nothing
+            ComponentMask now; // disabled types are absent; a disabled entity matches nothing
             if (!seen_mask(a, row, index, sparse, now) || !matches(now)) return false;
             if (other == nullptr) return true;
             if (exact) return !matches(*other);
@@ -345,7 +345,7 @@ private:
             void* value = nullptr;
             Archetype& a = index.archetype(r);
             if (a.has(id)) value = a.column(id).at(r.row);
-            else if (sparse_ != nullptr && sparse_->set(id) != nullptr) value = sparse_->set(id)->find(e.index); // [sparse]
+            else if (sparse_ != nullptr && sparse_->set(id) != nullptr) value = sparse_->set(id)->find(e.index);
             if (value == nullptr) return;
             h.fn(w, e, value);
         }
@@ -371,7 +371,7 @@ private:
     uint32_t next_id_ = 1;
     uint32_t serial_ = next_observers_serial.fetch_add(1, std::memory_order_relaxed); ///< see ObserverId::world
     PodArray<uint32_t> dying_; ///< slots whose on_remove hooks are running (nested destroys)
-    SparseRoom* sparse_ = nullptr; ///< [sparse] the world's sparse sets (owned by its archetype graph)
+    SparseRoom* sparse_ = nullptr; ///< the world's sparse sets (owned by its archetype graph)
 };
 
 } // namespace detail

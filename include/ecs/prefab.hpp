@@ -150,7 +150,7 @@ public:
     /// @brief Destroys every default exactly once and frees the buffer.
     ~Prefab() { release(); }
 
-    /// @brief Exchanges the contents of two prefabs; no default is touched (addition).
+    /// @brief Exchanges the contents of two prefabs; no default is touched.
     void swap(Prefab& other) noexcept {
         entries_.swap(other.entries_);
         types_.swap(other.types_);
@@ -174,11 +174,11 @@ public:
     /// @brief Number of component types in the prefab.
     [[nodiscard]] size_t component_count() const noexcept { return entries_.size(); }
 
-    /// @brief True when the prefab has no component (addition).
+    /// @brief True when the prefab has no component.
     [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
 
     /**
-     * @brief The stored default of `T`, or nullptr when the prefab has no `T` (addition).
+     * @brief The stored default of `T`, or nullptr when the prefab has no `T`.
      * Valid until the prefab is assigned to, moved from or destroyed. O(component_count()).
      */
     template <typename T>
@@ -188,7 +188,7 @@ public:
     }
 
     /**
-     * @brief The stored default of `T` (addition).
+     * @brief The stored default of `T`.
      * @pre The prefab has `T` (asserted; when assertions are off or report without aborting, a
      *      reference to zeroed static storage is returned instead).
      * Valid until the prefab is assigned to, moved from or destroyed. O(component_count()).
@@ -203,11 +203,11 @@ public:
     }
 
     /// @brief The prefab's component ids, sorted ascending and distinct: the TypeSet of the archetype
-    ///        that instantiate() without extending overrides puts entities in (addition). Sparse
+    /// that instantiate() without extending overrides puts entities in. Sparse
     ///        components are not listed (they are in no archetype).
     [[nodiscard]] const TypeSet& types() const noexcept { return types_; }
 
-    // ---- [scripting] begin: defaults by component id (runtime components too; runtime.hpp) ----------
+    // -- defaults by component id (runtime components too; runtime.hpp) ---------------------------
 
     /**
      * @brief Gives the prefab a default for component `id`: a copy of `*value`, or a value-initialised
@@ -284,7 +284,6 @@ public:
     /// @brief True when the prefab has a default for component `id`.
     [[nodiscard]] bool has_raw(ComponentTypeID id) const noexcept { return find(id) != nullptr; }
 
-    // ---- [scripting] end ----------------------------------------------------------------------------
 
 private:
     friend struct detail::PrefabAccess;
@@ -295,10 +294,10 @@ private:
     struct Entry {
         ComponentTypeID id = INVALID_COMPONENT_ID;
         bool is_tag = false; ///< stored without bytes in archetypes (detail::is_tag_v)
-        bool sparse = false; ///< [sparse] stored in a sparse set, not in the archetype (not in types_)
+        bool sparse = false; ///< stored in a sparse set, not in the archetype (not in types_)
         size_t offset = 0;   ///< byte offset in the buffer, a multiple of the type's alignment
         CopyFunc copy = nullptr;
-        void (*destroy)(void*) = nullptr; ///< [scripting] not DestroyFunc: columns' destroy functions fit too
+        void (*destroy)(void*) = nullptr; ///< not DestroyFunc: columns' destroy functions fit too
 
         void copy_to(void* dst, const void* src) const { copy(dst, src); }
     };
@@ -329,7 +328,7 @@ private:
             entry.destroy = [](void* p) noexcept { static_cast<T*>(p)->~T(); };
         ::new (static_cast<void*>(buffer_ + offset)) T(std::forward<V>(value));
         entries_.push_back(entry); // capacity reserved: cannot throw
-        if (entry.sparse) return;  // [sparse] not part of the archetype
+        if (entry.sparse) return;  // not part of the archetype
         types_.push_back(entry.id);
         if (entry.id < ECS_MAX_COMPONENTS) mask_.set(entry.id);
         else maskable_ = false;
@@ -405,7 +404,7 @@ struct PrefabAccess {
             // One trailing element keeps the arrays non-empty when there are no overrides.
             const ComponentTypeID ids[N + 1] = {ensure_column_factory<bare_t<Os>>()..., INVALID_COMPONENT_ID};
             bool extends[N + 1] = {(prefab.find(component_id<Os>()) == nullptr)..., false};
-            // [sparse] extending sparse overrides are not part of the archetype
+            // extending sparse overrides are not part of the archetype
             bool table_extends[N + 1] = {(prefab.find(component_id<Os>()) == nullptr && !is_sparse_v<Os>)..., false};
             bool extended = false;
             for (size_t i = 0; i < N; ++i) extended = extended || table_extends[i];
@@ -428,28 +427,33 @@ private:
     static Entity place(World& world, Entity slot, const Prefab& prefab, Archetype& arch, const ComponentTypeID* ids,
                         const bool* extends, Vs&&... overrides) {
         constexpr size_t N = sizeof...(Os);
-        uint32_t row = 0;
-        const Entity e = slot == INVALID_ENTITY ? WorldAccess::spawn(world, arch, row)
-                                                : WorldAccess::spawn_reserved(world, slot, arch, row);
-        // Defaults first (those not overridden), then every override, all at `row`. Nothing here
-        // calls user code other than constructors, so `arch`'s block cannot move meanwhile.
-        for (const Prefab::Entry& entry : prefab.entries_) {
-            if (entry.sparse || entry.is_tag || overridden(entry.id, ids, N)) continue;
-            entry.copy_to(arch.column(entry.id).at(row), prefab.buffer_ + entry.offset);
-        }
-        for (const Prefab::Entry& entry : prefab.entries_) { // [sparse] defaults into the world's sets
-            if (!entry.sparse || overridden(entry.id, ids, N)) continue;
-            void* storage = WorldAccess::sparse_set(world, entry.id).insert(e);
-            if (!entry.is_tag) entry.copy_to(storage, prefab.buffer_ + entry.offset);
-        }
-        (construct_override<Os>(world, e, arch, row, std::forward<Vs>(overrides)), ...);
-
-        // Hooks: prefab order, then extending overrides in argument order. A hook may change the
-        // world (and even the prefab, although it must not): re-read the sizes each time.
-        for (size_t i = 0; i < prefab.entries_.size(); ++i) WorldAccess::fire_on_add(world, e, prefab.entries_[i].id);
-        for (size_t i = 0; i < N; ++i)
-            if (extends[i]) WorldAccess::fire_on_add(world, e, ids[i]);
-        WorldAccess::fire_on_enter(world, e); // query observers, after the on_add hooks
+        Entity e = slot;
+        WorldAccess::commit_created(
+            world, e,
+            [&] {
+                uint32_t row = 0;
+                e = slot == INVALID_ENTITY ? WorldAccess::spawn(world, arch, row)
+                                           : WorldAccess::spawn_reserved(world, slot, arch, row);
+                // Defaults first (those not overridden), then every override, all at `row`. Nothing
+                // here calls user code other than constructors, so `arch`'s block cannot move meanwhile.
+                for (const Prefab::Entry& entry : prefab.entries_) {
+                    if (entry.sparse || entry.is_tag || overridden(entry.id, ids, N)) continue;
+                    entry.copy_to(arch.column(entry.id).at(row), prefab.buffer_ + entry.offset);
+                }
+                for (const Prefab::Entry& entry : prefab.entries_) { // sparse defaults into the world's sets
+                    if (!entry.sparse || overridden(entry.id, ids, N)) continue;
+                    void* storage = WorldAccess::sparse_set(world, entry.id).insert(e);
+                    if (!entry.is_tag) entry.copy_to(storage, prefab.buffer_ + entry.offset);
+                }
+                (construct_override<Os>(world, e, arch, row, std::forward<Vs>(overrides)), ...);
+            },
+            [&] {
+                // Hooks: prefab order, then extending overrides in argument order. A hook may change
+                // the world (and even the prefab, although it must not): re-read the sizes each time.
+                for (size_t i = 0; i < prefab.entries_.size(); ++i) WorldAccess::fire_on_add(world, e, prefab.entries_[i].id);
+                for (size_t i = 0; i < N; ++i)
+                    if (extends[i]) WorldAccess::fire_on_add(world, e, ids[i]);
+            });
         return e;
     }
 
@@ -462,7 +466,7 @@ private:
     template <typename O, typename V>
     static void construct_override(World& world, Entity e, Archetype& arch, uint32_t row, V&& value) {
         using C = bare_t<O>;
-        if constexpr (is_sparse_v<C>) { // [sparse] into the world's set
+        if constexpr (is_sparse_v<C>) { // into the world's set
             (void)arch;
             (void)row;
             void* storage = WorldAccess::sparse_set(world, component_id<C>()).insert(e);

@@ -1,6 +1,6 @@
 /**
  * @file ecs/reflect.hpp
- * @brief **[Addition (1.0)]** Field reflection: `ECS_REFLECT(Type, field...)` records each field's
+ * @brief Field reflection: `ECS_REFLECT(Type, field...)` records each field's
  *        name, offset, kind and size, readable as `ecs::fields<T>()` or, from a component id alone,
  *        `ecs::fields(id)`.
  *
@@ -303,7 +303,7 @@ inline const bool reflection_registered = register_reflection<T>();
 } // namespace detail
 
 namespace detail {
-/// [scripting] Fields of runtime components (runtime.hpp: register_runtime_component with a field
+/// Fields of runtime components (runtime.hpp: register_runtime_component with a field
 /// layout), by component id: a view with static storage duration, published once.
 inline std::atomic<const FieldView*> runtime_fields_by_id[ECS_MAX_COMPONENTS] = {};
 } // namespace detail

@@ -1,6 +1,6 @@
 /**
  * @file ecs/runtime_types.hpp
- * @brief **[Addition (1.0)]** Runtime components and untyped access: component types described at
+ * @brief Runtime components and untyped access: component types described at
  *        run time by a size, an alignment and a set of functions (ComponentOps), and access to every
  *        component, typed or not, by id or by name (`World::add_raw`, `get_raw`, `each_raw`, ...).
  *
@@ -52,7 +52,7 @@
 namespace ecs {
 
 /**
- * @brief What the library needs to store a component type it knows only at run time (addition).
+ * @brief What the library needs to store a component type it knows only at run time.
  *
  * Every function receives object addresses only; a null pointer means the type cannot do that:
  * - `default_construct(storage)`: value-initialises an object in uninitialised, aligned storage.
@@ -453,7 +453,7 @@ inline ComponentTypeID register_runtime_locked(const char* name, const Component
 } // namespace detail
 
 /**
- * @brief Makes a component type known only at run time (addition): it gets an id from the same
+ * @brief Makes a component type known only at run time: it gets an id from the same
  *        counter as `component_id<T>()` and works everywhere a typed component does (archetypes,
  *        hooks, prefabs, clone, describe, component_info, `get_raw(e, name)`, and snapshots when
  *        `ops` has serialize functions: they are saved and loaded by `name`).

@@ -192,7 +192,7 @@ public:
      */
     template <typename... Terms, typename... Args>
     Schedule& add(std::string name, Args&&... args) {
-        // [relations] A per-entity system rebuilds its filters from their types: a target would be lost.
+        // A per-entity system rebuilds its filters from their types: a target would be lost.
         if (!ECS_CHECK(detail::filter_values(args...).test_count == 0,
                        "Schedule::add: Related<R>{target} is not accepted in a per-entity system (Related<R>{} and "
                        "Cascade<R> are; use a world system for a target)"))

@@ -1,6 +1,6 @@
 /**
  * @file ecs/sparse.hpp
- * @brief Sparse storage (addition, 1.0): one sparse set per component type declared
+ * @brief Sparse storage: one sparse set per component type declared
  *        `component_traits<T>::storage == Storage::sparse`, per world.
  *
  * A sparse component does not take part in the entity's archetype: adding or removing it never

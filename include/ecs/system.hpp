@@ -66,9 +66,9 @@ public:
         }
     }
 
-    /// @brief Number of systems (addition).
+    /// @brief Number of systems.
     [[nodiscard]] size_t size() const noexcept { return systems_.size(); }
-    /// @brief Name of the i-th system in run order (addition). @pre i < size()
+    /// @brief Name of the i-th system in run order. @pre i < size()
     [[nodiscard]] const std::string& name(size_t i) const noexcept { return systems_[i]->name; }
 
 private:

@@ -1,6 +1,6 @@
 /**
  * @file ecs/builtin/math.hpp
- * @brief **[Addition]** Vec2, Vec3 and Quat: the small vector math the builtin transforms need.
+ * @brief Vec2, Vec3 and Quat: the small vector math the builtin transforms need.
  *
  * Plain data: standard-layout, trivially copyable aggregates of floats, laid out like glm::vec2 /
  * glm::vec3 / glm::quat (x, y, z, w: glm's default order) and DirectXMath's XMFLOAT2 / XMFLOAT3 /

@@ -12,7 +12,7 @@
  * so `A * B` applied to a point applies B first, then A; the translation sits in m[12], m[13], m[14].
  * Rotations are right-handed, angles in radians.
  *
- * **[Addition]** `Mat4::compose(position, rotation, scale)` builds T * R * S from a Vec3, a Quat and
+ * `Mat4::compose(position, rotation, scale)` builds T * R * S from a Vec3, a Quat and
  * a Vec3 (what an editor or a physics engine hands over); `translation(Vec3)`, `rotation(Quat)` and
  * `scale(Vec3)` are its factors.
  */
@@ -57,18 +57,18 @@ struct Mat4 {
         return r;
     }
 
-    /// @brief **[Addition]** Translation by `t`.
+    /// @brief Translation by `t`.
     [[nodiscard]] static constexpr Mat4 translation(const Vec3& t) noexcept { return translation(t.x, t.y, t.z); }
-    /// @brief **[Addition]** Non-uniform scale by `s` along the axes.
+    /// @brief Non-uniform scale by `s` along the axes.
     [[nodiscard]] static constexpr Mat4 scale(const Vec3& s) noexcept { return scale(s.x, s.y, s.z); }
 
-    /// @brief **[Addition]** The rotation of the unit quaternion `q` (normalize it first if it drifted).
+    /// @brief The rotation of the unit quaternion `q` (normalize it first if it drifted).
     [[nodiscard]] static constexpr Mat4 rotation(const Quat& q) noexcept {
         return compose(Vec3{}, q, Vec3{1.0f, 1.0f, 1.0f});
     }
 
     /**
-     * @brief **[Addition]** `translation(position) * rotation(rotation) * scale(scale)`: applied to a
+     * @brief `translation(position) * rotation(rotation) * scale(scale)`: applied to a
      *        point, scales, then rotates, then translates. Computed directly (no matrix products).
      * @param rotation a unit quaternion.
      */

@@ -3,7 +3,7 @@
  * @brief The process-wide registry of component names: name <-> id, and for the types snapshots can
  *        hold, the functions that write and read them (SPEC §3.10).
  *
- * Split out of serialization.hpp (**[Addition (1.0)]**, scripting) so that the World can resolve a
+ * Split out of serialization.hpp (, scripting) so that the World can resolve a
  * component name without the snapshot machinery: `World::get_raw(e, "Position")` and runtime
  * components (runtime.hpp) use it; serialization.hpp includes it and keeps its public API.
  *

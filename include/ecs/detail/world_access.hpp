@@ -41,17 +41,17 @@ struct WorldAccess {
     static QueryEngine& queries(World& w) noexcept { return w.queries_; }
     static const QueryEngine& queries(const World& w) noexcept { return w.queries_; }
     static const ArchetypeGraph& graph(const World& w) noexcept { return w.graph_; }
-    /// [change] Starts tracking `id` in `w` (World::track_changes by id).
+    /// Starts tracking `id` in `w` (World::track_changes by id).
     static void track(World& w, ComponentTypeID id) { w.graph_.track(id); }
     /// The entity names: `names(w).each(fn(Entity, std::string_view))` enumerates them (slot order);
     /// `names(w).set(e, name)` sets one without asserting (false: taken by another entity).
     static NameIndex& names(World& w) noexcept { return w.names_; }
     static const NameIndex& names(const World& w) noexcept { return w.names_; }
-    /// [sparse] The world's sparse sets (nullptr until the first sparse component).
+    /// The world's sparse sets (nullptr until the first sparse component).
     static detail::SparseRoom* sparse(const World& w) noexcept { return w.graph_.sparse(); }
-    /// [sparse] The set of sparse type `id`, created when missing.
+    /// The set of sparse type `id`, created when missing.
     static detail::SparseSet& sparse_set(World& w, ComponentTypeID id) { return w.sparse_set_of(id); }
-    /// [enable] Some enable bit may be set from now on (clone and snapshot loading set bits directly).
+    /// Some enable bit may be set from now on (clone and snapshot loading set bits directly).
     static void note_disabled(World& w) noexcept { w.graph_.note_disabled(); }
     /// Bytes of the deferred queue's pages.
     static size_t deferred_bytes(const World& w) noexcept { return w.deferred_.capacity_bytes(); }
@@ -86,20 +86,23 @@ struct WorldAccess {
     static void fire_on_add(World& w, Entity e, ComponentTypeID id) {
         if (w.observers_.any_add()) w.observers_.fire_on_add(w, w.lookup(), e, id);
     }
-    /// Runs the on_enter observers for `e`, created by the caller (after its on_add hooks).
-    static void fire_on_enter(World& w, Entity e) {
-        if (w.observers_.any_query()) w.observers_.fire_enter(w, w.lookup(), e, nullptr);
+    /// Creates an entity through the world's commit point: `move()` spawns it (setting `e`) and
+    /// constructs its values, `hooks()` runs its on_add hooks, then the on_enter observers run.
+    template <typename Move, typename Hooks>
+    static void commit_created(World& w, Entity& e, Move&& move, Hooks&& hooks) {
+        Notice notice{nullptr, nullptr, false, true};
+        w.commit(e, notice, [] { return true; }, move, hooks);
     }
     /// Destroys every entity without running hooks; slots return to the state of a new world.
     /// Archetypes are kept (they are never freed).
     static void reset_entities(World& w) noexcept {
         for (Archetype* a : w.graph_.all()) a->clear();
-        if (w.graph_.sparse() != nullptr) w.graph_.sparse()->clear(); // [sparse]
+        if (w.graph_.sparse() != nullptr) w.graph_.sparse()->clear();
         w.entities_.reset();
         w.names_.clear();
-        w.relations_.reset(); // [relations]
+        w.relations_.reset();
     }
-    /// [relations] The relationships of `w` (relation.hpp).
+    /// The relationships of `w` (relation.hpp).
     static Relations& relations(World& w) noexcept { return w.relations_; }
     static const Relations& relations(const World& w) noexcept { return w.relations_; }
 };

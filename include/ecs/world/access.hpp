@@ -24,7 +24,7 @@ inline void World::set_name(Entity e, std::string_view name) {
 
 template <typename T>
 bool World::has(Entity e) const noexcept {
-    if constexpr (detail::is_sparse_v<T>) return find_sparse<const detail::bare_t<T>>(e) != nullptr; // [sparse]
+    if constexpr (detail::is_sparse_v<T>) return find_sparse<const detail::bare_t<T>>(e) != nullptr;
     else return alive(e) && arch_of(e).has(component_id<T>());
 }
 
@@ -37,7 +37,7 @@ bool World::has(Entity e) const noexcept {
 
 template <typename T>
 T& World::get(Entity e) {
-    if constexpr (detail::is_sparse_v<T>) return get_sparse<T>(e); // [sparse] detail/sparse_ops.hpp
+    if constexpr (detail::is_sparse_v<T>) return get_sparse<T>(e); // detail/sparse_ops.hpp
 #if ECS_ASSERT_ENABLED
     if (!ECS_CHECK(alive(e), detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e, "is not alive")))
         return detail::fallback_object<T>();
@@ -48,7 +48,7 @@ T& World::get(Entity e) {
 #endif
     const EntityRecord r = entities_[e.index];
     Archetype& a = arch_of(r);
-    if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
+    if constexpr (!std::is_const_v<T>) // mutable access counts as a change
         if (ECS_UNLIKELY(graph_.any_tracked()) && a.ticks.active()) a.touch(component_id<T>(), r.row);
     return detail::element(column_data<T>(a), r.row);
 }
@@ -60,12 +60,12 @@ const T& World::get(Entity e) const {
 
 template <typename T>
 T* World::try_get(Entity e) noexcept {
-    if constexpr (detail::is_sparse_v<T>) return try_get_sparse<T>(e); // [sparse]
+    if constexpr (detail::is_sparse_v<T>) return try_get_sparse<T>(e);
     if (!alive(e) || !detail::access_ok<T>()) return nullptr;
     const EntityRecord r = entities_[e.index];
     Archetype& a = arch_of(r);
     if (!a.has(component_id<T>())) return nullptr;
-    if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
+    if constexpr (!std::is_const_v<T>) // mutable access counts as a change
         if (ECS_UNLIKELY(graph_.any_tracked()) && a.ticks.active()) a.touch(component_id<T>(), r.row);
     return &detail::element(column_data<T>(a), r.row);
 }
@@ -85,7 +85,7 @@ void World::each_component(Entity e, Func&& fn) {
         for (const ComponentColumn& c : arch.columns) fn(c.type_id, c.at(r.row));
         return;
     }
-    size_t next = 0; // [sparse] merged with the table components, in id order
+    size_t next = 0; // merged with the table components, in id order
     for (const ComponentTypeID id : room->ids()) {
         void* value = room->member(id).find(e.index);
         if (value == nullptr) continue;

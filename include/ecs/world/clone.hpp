@@ -37,7 +37,7 @@ struct WorldCloner {
                     return World{};
             }
         }
-        const SparseRoom* room = WorldAccess::sparse(src); // [sparse] the same check for sparse sets
+        const SparseRoom* room = WorldAccess::sparse(src); // the same check for sparse sets
         if (room != nullptr)
             for (const ComponentTypeID id : room->ids()) {
                 const SparseSet& set = room->member(id);
@@ -54,7 +54,7 @@ struct WorldCloner {
             (void)WorldAccess::find_or_create_archetype(out, archetypes[i]->types);
         const auto& copies = WorldAccess::archetypes(out);
         for (size_t i = 0; i < archetypes.size(); ++i) copies[i]->copy_rows_from(*archetypes[i]);
-        if (WorldAccess::graph(src).may_have_disabled()) WorldAccess::note_disabled(out); // [enable] bits copied
+        if (WorldAccess::graph(src).may_have_disabled()) WorldAccess::note_disabled(out); // bits copied
 
         const PodArray<EntityRecord>& records = WorldAccess::records(src);
         PodArray<EntityRecord>& out_records = WorldAccess::records(out);
@@ -74,9 +74,9 @@ struct WorldCloner {
         WorldAccess::set_free_list(out, free_list);
         WorldAccess::alive_count(out) = src.count();
         WorldAccess::names(out).copy_from(WorldAccess::names(src));
-        WorldAccess::relations(out).copy_from(WorldAccess::relations(src)); // [relations] the pairs, both directions
+        WorldAccess::relations(out).copy_from(WorldAccess::relations(src)); // the pairs, both directions
         if (room != nullptr) copy_sparse(*room, out);
-        // [change] The copy tracks the types the original tracks; its values count as added at the
+        // The copy tracks the types the original tracks; its values count as added at the
         // copy's first tick (ticks are a world's own clock, not copied).
         const ArchetypeGraph& graph = WorldAccess::graph(src);
         if (graph.any_tracked())
@@ -85,7 +85,7 @@ struct WorldCloner {
         return out;
     }
 
-    /// [sparse] Every set: the same members, values copy-constructed, enable flags kept.
+    /// Every set: the same members, values copy-constructed, enable flags kept.
     static void copy_sparse(const SparseRoom& room, World& out) {
         for (const ComponentTypeID id : room.ids()) {
             const SparseSet& from = *room.set(id);

@@ -82,7 +82,7 @@ struct CreateCommand {
     ValuesOf<Ts...> values;
 };
 
-// ---- [relations] begin: relationship commands ---------------------------------------------------
+// -- relationship commands --------------------------------------------------------------------
 
 /// relate<R>(source, target) at flush: a no-op when either is dead by then (not a refusal).
 template <typename R>
@@ -110,7 +110,6 @@ struct UnrelateAllCommand {
     Entity source;
 };
 
-// ---- [relations] end ---------------------------------------------------------------------------
 /// DeferredProxy::create / create_with: creates the entity at the handle reserved when recording.
 /// If the creation cannot happen (refused, or dropped unflushed during a flush) the reservation is
 /// cancelled: the slot is freed with its generation bumped, and the handle never becomes alive.
@@ -179,7 +178,7 @@ struct CallCommand {
 template <typename P, typename... Os>
 struct InstantiateCommand;
 
-// ---- [scripting] begin: untyped commands (DeferredProxy / CommandBuffer add_raw, remove_raw) ----
+// -- untyped commands (DeferredProxy / CommandBuffer add_raw, remove_raw) ---------------------
 
 /// A deferred add_raw: owns a copy of the value (or nullptr: value-initialise at flush).
 struct AddRawCommand {
@@ -247,7 +246,6 @@ struct RawCommandRecorder {
     }
 };
 
-// ---- [scripting] end ----
 
 /// Records the structural API into a CommandQueue. Shared by DeferredProxy and CommandBuffer.
 struct CommandRecorder {
@@ -287,7 +285,6 @@ struct CommandRecorder {
         static_assert(distinct_v<Ts...>, "create_with: component types must be distinct");
         q.emplace<World, CreateCommand<bare_t<Ts>...>>(std::forward<Ts>(values)...);
     }
-    // [relations]
     template <typename R>
     static void relate(CommandQueue& q, Entity source, Entity target) {
         q.emplace<World, RelateCommand<R>>(source, target);
@@ -322,7 +319,7 @@ struct CommandRecorder {
  * pages have grown (instantiate copies its prefab), and takes effect at World::flush_deferred(), in
  * recording order. A command whose entity is dead by then is a no-op (its payload is still destroyed).
  *
- * create(), create_with() and instantiate() return the new entity's handle at once (addition): its
+ * create(), create_with() and instantiate() return the new entity's handle at once: its
  * slot is reserved now. The handle is not alive until the flush creates the entity at exactly that
  * handle; commands recorded for it meanwhile apply after it exists, in recording order. If its
  * command is dropped without running, the slot is freed with its generation bumped (the handle
@@ -344,7 +341,7 @@ public:
     void add(Entity e) {
         add(e, T{});
     }
-    /// Records add(e, a, b, ...): one migration at the flush (addition).
+    /// Records add(e, a, b, ...): one migration at the flush.
     template <typename T, typename U, typename... Ts>
     void add(Entity e, T&& first, U&& second, Ts&&... rest) {
         detail::CommandRecorder::add_many(world_->deferred_, e, std::forward<T>(first), std::forward<U>(second),
@@ -355,23 +352,23 @@ public:
     void remove(Entity e) {
         detail::CommandRecorder::remove<T>(world_->deferred_, e);
     }
-    /// Records remove<A, B, ...>(e): one migration at the flush (addition).
+    /// Records remove<A, B, ...>(e): one migration at the flush.
     template <typename T, typename U, typename... Ts>
     void remove(Entity e) {
         detail::CommandRecorder::remove_many<T, U, Ts...>(world_->deferred_, e);
     }
-    /// Records emplace<T>(e, args...) (addition): the arguments are copied or moved into the queue
+    /// Records emplace<T>(e, args...): the arguments are copied or moved into the queue
     /// now and `T` is constructed from them in place at the flush; no-op if `e` is dead by then.
     template <typename T, typename... Args>
     void emplace(Entity e, Args&&... args) {
         detail::CommandRecorder::emplace<T>(world_->deferred_, e, std::forward<Args>(args)...);
     }
-    /// Records `fn(World&)`, run at its place in the queue at the flush (addition).
+    /// Records `fn(World&)`, run at its place in the queue at the flush.
     template <typename F>
     void call(F&& fn) {
         detail::CommandRecorder::call(world_->deferred_, std::forward<F>(fn));
     }
-    /// Records create() and returns the entity's handle now (addition; alive after the flush).
+    /// Records create() and returns the entity's handle now (alive after the flush).
     Entity create() {
         const Entity e = world_->entities_.reserve();
         detail::CommandRecorder::create_reserved(world_->deferred_, e);
@@ -386,7 +383,7 @@ public:
         detail::CommandRecorder::create_reserved(world_->deferred_, e, std::forward<Ts>(values)...);
         return e;
     }
-    /// Records instantiate(prefab, overrides...) and returns the entity's handle now (addition). The
+    /// Records instantiate(prefab, overrides...) and returns the entity's handle now. The
     /// prefab is copied into the queue (it may be destroyed before the flush). Needs ecs/prefab.hpp.
     template <typename P, typename... Os>
     Entity instantiate(const P& prefab, Os&&... overrides) {
@@ -396,7 +393,7 @@ public:
         detail::CommandRecorder::instantiate(world_->deferred_, e, prefab, std::forward<Os>(overrides)...);
         return e;
     }
-    // ---- [relations] ----
+    // ---- ----
     /// Records relate<R>(source, target); at flush a no-op when either is dead by then.
     template <typename R>
     void relate(Entity source, Entity target) {
@@ -412,7 +409,6 @@ public:
     void unrelate_all(Entity source) {
         detail::CommandRecorder::unrelate_all<R>(world_->deferred_, source);
     }
-    // ---- [scripting] begin (runtime.hpp) ----
     /// Records add_raw(e, id, value): a copy of `*value` (nothing for nullptr) is taken now.
     void add_raw(Entity e, ComponentTypeID id, const void* value) {
         detail::RawCommandRecorder::add(world_->deferred_, "World::deferred().add_raw", e, id, value);
@@ -421,7 +417,6 @@ public:
     void remove_raw(Entity e, ComponentTypeID id) {
         detail::RawCommandRecorder::remove(world_->deferred_, "World::deferred().remove_raw", e, id);
     }
-    // ---- [scripting] end ----
 
 private:
     World* world_;

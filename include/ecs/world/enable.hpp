@@ -1,6 +1,6 @@
 /**
  * @file ecs/world/enable.hpp
- * @brief World::disable / enable / enabled (addition, 1.0): the World members of the enable room.
+ * @brief World::disable / enable / enabled: the World members of the enable room.
  *
  * Included at the end of world.hpp, where World is complete. The bits live in the archetypes
  * (enable.hpp); a toggle finds the entity's row and flips one bit, with no migration. With query
@@ -17,7 +17,7 @@ namespace ecs {
 template <typename T>
 ECS_FORCEINLINE void World::disable(Entity e) {
     const ComponentTypeID id = component_id<T>();
-    if constexpr (detail::is_sparse_v<T>) return toggle_sparse(e, id, true); // [sparse] a flag in the set
+    if constexpr (detail::is_sparse_v<T>) return toggle_sparse(e, id, true); // a flag in the set
     if (!alive(e)) return;
     const EntityRecord& r = entities_[e.index];
     if (!arch_of(r).has(id)) return;
@@ -95,28 +95,28 @@ inline void World::toggle_observed(Entity e, ComponentTypeID id, bool off) {
         if (off) after.reset(id);
         else after.set(id);
     }
-    // on_leave: before the flip. A disabled entity matched nothing, so it leaves nothing.
-    if (entity) {
-        if (off) observers_.fire_leave(*this, lookup(), e, nullptr);
-    } else if (visible) {
-        observers_.fire_leave(*this, lookup(), e, &after, true);
-    }
-    if (!alive(e)) return; // an observer destroyed it
-    const EntityRecord& r = entities_[e.index]; // re-read: an observer may have moved it
-    if (entity) {
-        arch_of(r).enable.set_entity(r.row, off);
-        if (!off) observers_.fire_enter(*this, lookup(), e, nullptr);
-        return;
-    }
-    if (sparse != nullptr) { // [sparse] re-read: an observer may have removed it
-        detail::SparseSet* set = graph_.sparse()->set(id);
-        if (set == nullptr || !set->contains(e.index)) return;
-        set->set_disabled(e.index, off);
-    } else {
-        if (!arch_of(r).has(id)) return; // an observer removed it
-        arch_of(r).set_disabled(id, r.row, off);
-    }
-    if (visible) observers_.fire_enter(*this, lookup(), e, &before, true);
+    // A disabled entity matches nothing: disabling it leaves every query, enabling it enters them.
+    // A component flip is seen only while the entity itself is visible.
+    detail::Notice notice = entity ? detail::Notice{nullptr, nullptr, off, !off, false}
+                                   : detail::Notice{&after, &before, visible, visible, true};
+    commit(
+        e, notice,
+        [&] {
+            if (!alive(e)) return false; // an observer destroyed it
+            if (entity) return true;
+            if (sparse != nullptr) { // re-read: an observer may have removed it
+                sparse = graph_.sparse()->set(id);
+                return sparse != nullptr && sparse->contains(e.index);
+            }
+            return arch_of(e).has(id); // an observer may have removed it
+        },
+        [&] {
+            const EntityRecord& r = entities_[e.index]; // re-read: an observer may have moved it
+            if (entity) arch_of(r).enable.set_entity(r.row, off);
+            else if (sparse != nullptr) sparse->set_disabled(e.index, off);
+            else arch_of(r).set_disabled(id, r.row, off);
+        },
+        [] {});
 }
 
 } // namespace ecs

@@ -29,7 +29,7 @@ inline bool World::check_invariants() const {
             if (col.elem_size != 0 && reinterpret_cast<uintptr_t>(col.data) % col.elem_align != 0) return false;
         }
         if (arch.row_size != 0 && arch.size() > arch.capacity()) return false;
-        if (!arch.enable.check(arch.size())) return false; // [enable] counts right, no bit past the rows
+        if (!arch.enable.check(arch.size())) return false; // counts right, no bit past the rows
         for (size_t row = 0; row < arch.size(); ++row) {
             const Entity e = arch.entities[row];
             if (e.index == 0 || e.index >= entities_.size()) return false;
@@ -38,7 +38,7 @@ inline bool World::check_invariants() const {
         }
         live += arch.size();
     }
-    if (const detail::SparseRoom* room = graph_.sparse()) // [sparse] every member alive, indexes consistent
+    if (const detail::SparseRoom* room = graph_.sparse()) // every member alive, indexes consistent
         for (const ComponentTypeID id : room->ids()) {
             const detail::SparseSet& set = room->member(id);
             if (!set.check() || is_sparse_id(id) == false) return false;
@@ -50,7 +50,7 @@ inline bool World::check_invariants() const {
         }
     bool names_alive = true; // names belong to live entities only
     names_.each([&](Entity e, std::string_view) { names_alive = names_alive && alive(e); });
-    return entities_.check(live) && names_.check() && names_alive && relations_.check(lookup()); // [relations]
+    return entities_.check(live) && names_.check() && names_alive && relations_.check(lookup());
 }
 
 } // namespace ecs

@@ -20,9 +20,15 @@ namespace ecs {
 inline Entity World::create() {
     if (!ECS_CHECK(!iterating(), "World::create: structural change during iteration (use deferred())"))
         return INVALID_ENTITY;
-    uint32_t row = 0;
-    const Entity e = spawn(*graph_.empty_archetype(), row);
-    if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
+    Entity e = INVALID_ENTITY;
+    detail::Notice notice{nullptr, nullptr, false, true}; // new: it matched nothing before
+    commit(
+        e, notice, [] { return true; },
+        [&] {
+            uint32_t row = 0;
+            e = spawn(*graph_.empty_archetype(), row);
+        },
+        [] {});
     return e;
 }
 
@@ -31,34 +37,43 @@ inline void World::destroy(Entity e) {
     if (!ECS_CHECK(!iterating(), "World::destroy: structural change during iteration (use deferred())")) return;
     if (ECS_UNLIKELY(observers_.any() || relations_.any() || graph_.sparse() != nullptr || names_.any()))
         return destroy_observed(e); // hooks, pairs, sparse components or names to deal with
-    const EntityRecord rec = entities_[e.index]; // #20: the plain path, nothing else to call
+    const EntityRecord rec = entities_[e.index]; // the plain path, nothing else to call
     const Entity moved = arch_of(rec).erase_row(rec.row);
     if (moved != INVALID_ENTITY) entities_[moved.index].row = rec.row;
     entities_.release(e);
 }
 
+/// destroy()'s body through the commit point: on_leave (the entity will match nothing), on_remove
+/// hooks while the values are readable, then the row, the pairs (`Related`), the sparse values, the
+/// name and the slot go. A hook may destroy `e` again: that nested call is a no-op, this one
+/// finishes the job.
 template <bool Related>
 void World::destroy_entity(Entity e) {
-    if (ECS_UNLIKELY(observers_.any_query()) && !observers_.dying(e)) { // [change] on_leave first
-        observers_.fire_leave(*this, lookup(), e, nullptr);
-        if (!alive(e)) return;
-    }
-    if (ECS_UNLIKELY(observers_.any_remove()) && observers_.any_remove_for(arch_of(e).mask, e.index)) {
-        // A hook may destroy `e` again: that nested call is a no-op, this one finishes the job.
-        if (!observers_.fire_all_on_remove(*this, lookup(), e) || !alive(e)) return;
-    }
-    if constexpr (Related) relations_.detach(e); // [relations] after the hooks: they may read the pairs
-    const EntityRecord& rec = entities_[e.index]; // re-read: a hook may have moved it
-    const uint32_t row = rec.row;
-    const Entity moved = arch_of(rec).erase_row(row);
-    if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
-    if (ECS_UNLIKELY(graph_.sparse() != nullptr)) graph_.sparse()->erase_entity(e.index); // [sparse] once, after the hooks
-    if (ECS_UNLIKELY(names_.any())) names_.erase(e.index); // after the hooks: they may read it
-    entities_.release(e);
+    detail::Notice notice{nullptr, nullptr, true, false};
+    notice.leave = observers_.any_query() && !observers_.dying(e);
+    commit(
+        e, notice,
+        [&] {
+            if (!alive(e)) return false;
+            if (observers_.any_remove() && observers_.any_remove_for(arch_of(e).mask, e.index))
+                return observers_.fire_all_on_remove(*this, lookup(), e) && alive(e);
+            return true;
+        },
+        [&] {
+            if constexpr (Related) relations_.detach(e); // after the hooks: they may read the pairs
+            const EntityRecord& rec = entities_[e.index]; // re-read: a hook may have moved it
+            const uint32_t row = rec.row;
+            const Entity moved = arch_of(rec).erase_row(row);
+            if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
+            if (ECS_UNLIKELY(graph_.sparse() != nullptr)) graph_.sparse()->erase_entity(e.index);
+            if (ECS_UNLIKELY(names_.any())) names_.erase(e.index);
+            entities_.release(e);
+        },
+        [] {});
 }
 
 ECS_NOINLINE inline void World::destroy_observed(Entity e) {
-    if (relations_.any()) relations_destroy(e); // [relations] pairs, cascades
+    if (relations_.any()) relations_destroy(e); // pairs, cascades
     else destroy_entity<false>(e);
 }
 
@@ -80,7 +95,7 @@ Entity World::create_in(Entity slot, Ts&&... components) {
     if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
         // Copy first: an argument may refer into a column this call is about to grow.
         return create_in<Reserved>(slot, detail::bare_t<Ts>(std::forward<Ts>(components))...);
-    } else if constexpr ((detail::is_sparse_v<detail::bare_t<Ts>> || ...)) { // [sparse] detail/sparse_ops.hpp
+    } else if constexpr ((detail::is_sparse_v<detail::bare_t<Ts>> || ...)) { // detail/sparse_ops.hpp
         return create_with_sparse<Reserved>(slot, std::move(components)...);
     } else {
         if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))
@@ -97,19 +112,19 @@ Entity World::create_in(Entity slot, Ts&&... components) {
 
 template <bool Reserved, typename... Ts, typename... Vs>
 ECS_FORCEINLINE Entity World::place_new(Archetype& arch, Entity slot, Vs&&... values) {
-    uint32_t row = 0;
-    Entity e;
-    if constexpr (Reserved) {
-        e = spawn_reserved(slot, arch, row);
-    } else {
-        (void)slot;
-        e = spawn(arch, row);
-    }
-    (construct_at<detail::bare_t<Ts>>(arch, row, std::forward<Vs>(values)), ...);
-    if (ECS_UNLIKELY(observers_.any())) { // one test when there is no observer (#20)
-        if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
-        if (observers_.any_query()) observers_.fire_enter(*this, lookup(), e, nullptr); // [change]
-    }
+    Entity e = slot;
+    detail::Notice notice{nullptr, nullptr, false, true}; // new: it matched nothing before
+    commit(
+        e, notice, [] { return true; },
+        [&] {
+            uint32_t row = 0;
+            if constexpr (Reserved) e = spawn_reserved(slot, arch, row);
+            else e = spawn(arch, row);
+            (construct_at<detail::bare_t<Ts>>(arch, row, std::forward<Vs>(values)), ...);
+        },
+        [&] {
+            if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
+        });
     return e;
 }
 

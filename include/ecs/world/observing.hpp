@@ -39,7 +39,7 @@ ObserverId World::on_set(std::function<void(World&, Entity, T&)> fn) {
 
 template <typename... Terms, typename... Args>
 ObserverId World::on_enter(Args&&... args) {
-    if (!ECS_CHECK(!detail::filter_values(args...).active, // [relations]
+    if (!ECS_CHECK(!detail::filter_values(args...).active,
                    "World::on_enter: Related<R>{target} and Cascade<R> are not accepted (Related<R>{} is)"))
         return {};
     return add_query_observer<Terms...>(true, detail::init_t<Args...>{}, detail::last_arg(args...));
@@ -47,7 +47,7 @@ ObserverId World::on_enter(Args&&... args) {
 
 template <typename... Terms, typename... Args>
 ObserverId World::on_leave(Args&&... args) {
-    if (!ECS_CHECK(!detail::filter_values(args...).active, // [relations]
+    if (!ECS_CHECK(!detail::filter_values(args...).active,
                    "World::on_leave: Related<R>{target} and Cascade<R> are not accepted (Related<R>{} is)"))
         return {};
     return add_query_observer<Terms...>(false, detail::init_t<Args...>{}, detail::last_arg(args...));
@@ -87,7 +87,7 @@ inline void World::touch(Entity e, ComponentTypeID id) noexcept {
     if (!alive(e)) return;
     const EntityRecord& r = entities_[e.index];
     arch_of(r).touch(id, r.row);
-    if (ECS_UNLIKELY(graph_.sparse() != nullptr)) // [sparse]
+    if (ECS_UNLIKELY(graph_.sparse() != nullptr))
         if (detail::SparseSet* set = graph_.sparse()->set(id))
             if (set->contains(e.index) && set->ticks_active()) set->touch(e.index);
 }

@@ -20,7 +20,7 @@ template <typename T, typename... Ts>
 size_t World::count() const {
     const detail::QueryCache& q = cache_of<detail::TypeList<T, Ts...>, detail::TypeList<>>();
     size_t n = 0;
-    detail::for_each_match(graph_, q, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; }); // [enable] [sparse] per row
+    detail::for_each_match(graph_, q, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; }); // per row
     return n;
 }
 
@@ -30,7 +30,7 @@ void World::single(Func&& fn) {
     size_t n = 0;
     Archetype* found = nullptr;
     size_t row = 0;
-    detail::for_each_match(graph_, q, [&](Archetype& a, size_t begin, size_t k, uint64_t) { // [enable] [sparse]
+    detail::for_each_match(graph_, q, [&](Archetype& a, size_t begin, size_t k, uint64_t) {
         if (found == nullptr) {
             found = &a;
             row = begin;
@@ -40,7 +40,7 @@ void World::single(Func&& fn) {
     if (!ECS_CHECK(n == 1, "World::single: expected exactly one matching entity")) return;
     if (!detail::terms_access_ok<Ts...>()) return;
     detail::IterationScope scope(queries_.scope_depth());
-    if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, row, 1); // [change]
+    if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, row, 1);
     const Entity e = found->entities[row];
     fn(e, detail::term_fetch<Ts>(detail::term_source<Ts>(*found, row, false, graph_.sparse()), 0, e.index)...);
 }
@@ -67,7 +67,7 @@ Query<Terms...> World::query(Filters... filters) {
     using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
     static_assert(Check::check(), "ecs query check");
     return Query<Terms...>(queries_, graph_, cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(), this,
-                           detail::filter_values(filters...)); // [relations] Related<R>{target}, Cascade<R>
+                           detail::filter_values(filters...)); // Related<R>{target}, Cascade<R>
 }
 
 template <typename... Terms, typename... Args>
@@ -119,7 +119,7 @@ void World::each_impl(detail::TypeList<Filters...>, Func& fn, const Args&... arg
     constexpr bool with_entity = NoEntity == 0 && detail::takes_entity<Func, Terms...>();
     if (!detail::terms_access_ok<Terms...>()) return;
     detail::QueryCache& q = cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>();
-    if constexpr (Check::valued) { // [relations] Related<R>{target}, Cascade<R>: their values reach the run
+    if constexpr (Check::valued) { // Related<R>{target}, Cascade<R>: their values reach the run
         const detail::FilterValues values = detail::filter_values(args...);
         if (values.active) return detail::run_valued<with_entity, Terms...>(*this, graph_, q, values, queries_.scope_depth(), fn);
     } else {

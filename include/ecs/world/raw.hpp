@@ -89,7 +89,7 @@ inline bool World::has_raw(Entity e, std::string_view name) const {
 
 inline void World::remove_raw(Entity e, ComponentTypeID id) {
     if (!detail::check_known_id("World::remove_raw", id)) return;
-    remove_plain(e, id); // the fast path of remove<T> (#20), else the general one
+    remove_plain(e, id); // the fast path of remove<T>, else the general one
 }
 
 inline void* World::add_raw(Entity e, ComponentTypeID id, const void* value) {
@@ -117,15 +117,29 @@ inline void* World::add_raw(Entity e, ComponentTypeID id, const void* value) {
         if (!detail::make_raw_value(made, c, id, value)) return nullptr;
         taken_out = true;
     }
-    AddSlot slot = add_slot(e, id, taken_out);
+    struct Source { // what the commit point constructs the new value from
+        const ComponentColumn* column;
+        detail::RawValue* made;
+        const void* value;
+        ComponentTypeID id;
+        bool taken_out;
+        static void construct(void* at, void* self) {
+            const Source& src = *static_cast<const Source*>(self);
+            if (src.column->is_tag) return;
+            if (src.taken_out) src.made->relocate_to(at);
+            else if (src.value != nullptr) src.column->copy(at, src.value);
+            else detail::default_constructors[src.id].load(std::memory_order_acquire)(at);
+        }
+    } source{&c, &made, value, id, taken_out};
+    AddSlot slot = add_slot(e, id, taken_out, &Source::construct, &source);
     if (slot.kind == AddSlot::DESTINATION_FULL) { // the destination block moves: `value` may live in it
         if (!detail::make_raw_value(made, c, id, value)) return nullptr;
-        taken_out = true;
-        slot = add_slot(e, id, true);
+        taken_out = source.taken_out = true;
+        slot = add_slot(e, id, true, &Source::construct, &source);
     }
     if (slot.kind == AddSlot::NOTHING) return nullptr;
-    if (!c.is_tag) {
-        if (slot.kind == AddSlot::EXISTING) {
+    if (slot.kind == AddSlot::EXISTING) {
+        if (!c.is_tag) {
             if (taken_out) {
                 c.destroy_at(slot.at);
                 made.relocate_to(slot.at);
@@ -133,19 +147,7 @@ inline void* World::add_raw(Entity e, ComponentTypeID id, const void* value) {
                 if (value != nullptr) c.copy(slot.at, value);
                 else detail::default_constructors[id].load(std::memory_order_acquire)(slot.at);
             }
-        } else if (taken_out) {
-            made.relocate_to(slot.at);
-        } else if (value != nullptr) {
-            c.copy(slot.at, value);
-        } else {
-            detail::default_constructors[id].load(std::memory_order_acquire)(slot.at);
         }
-    }
-    if (slot.kind == AddSlot::FRESH) {
-        if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, lookup(), e, id);
-        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
-        if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, &slot.from->mask);
-    } else {
         if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id); // an overwrite is a change
         if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
     }

@@ -1,6 +1,6 @@
 /**
  * @file ecs/world/sparse.hpp
- * @brief The World's paths for sparse components (addition, 1.0): add, remove, get, create_with.
+ * @brief The World's paths for sparse components: add, remove, get, create_with.
  *
  * Included at the end of world.hpp, where World is complete. The values live in the world's sparse
  * sets (sparse.hpp, owned by the archetype graph); none of these paths moves the entity. Hooks fire
@@ -47,7 +47,7 @@ ECS_FORCEINLINE T* World::try_get_sparse(Entity e) noexcept {
     if (set == nullptr) return nullptr;
     const uint32_t slot = set->slot_of(e.index);
     if (slot == 0) return nullptr;
-    if constexpr (!std::is_const_v<T>) // [change] mutable access counts as a change
+    if constexpr (!std::is_const_v<T>) // mutable access counts as a change
         if (ECS_UNLIKELY(set->ticks_active())) set->touch(e.index);
     return static_cast<T*>(set->at(slot - 1));
 }
@@ -92,33 +92,38 @@ void World::add_sparse(Entity e, V&& value) {
         if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
         return;
     }
-    ComponentMask before; // [change] query observers: what queries saw before, and will see after
-    const bool observed = observers_.any_query();
-    if (ECS_UNLIKELY(observed)) {
-        const bool visible = detail::Observers::seen_mask(arch_of(e), entities_[e.index].row, e.index, graph_.sparse(), before);
-        ComponentMask after = before;
+    ComponentMask before; // what queries saw before, and will see after (enable bits, sparse types)
+    ComponentMask after;
+    detail::Notice notice{&after, &before, false, false, true};
+    if (ECS_UNLIKELY(observers_.any_query())) {
+        notice.leave = detail::Observers::seen_mask(arch_of(e), entities_[e.index].row, e.index, graph_.sparse(), before);
+        notice.enter = true;
+        after = before;
         after.set(id);
-        if (visible) observers_.fire_leave(*this, lookup(), e, &after, true);
-        if (!alive(e) || set.contains(e.index)) return; // an observer destroyed it or added the value
     }
-    void* storage = set.insert(e);
-    if constexpr (std::is_nothrow_constructible_v<C, V&&>) {
-        ::new (storage) C(std::forward<V>(value));
-    } else {
-        struct Undo { // the slot goes back if the constructor throws
-            detail::SparseSet& s;
-            uint32_t index;
-            bool done = false;
-            ~Undo() {
-                if (!done) s.erase(index, false);
+    commit(
+        e, notice, [&] { return alive(e) && !set.contains(e.index); }, // an observer destroyed it or added the value
+        [&] {
+            void* storage = set.insert(e);
+            if constexpr (std::is_nothrow_constructible_v<C, V&&>) {
+                ::new (storage) C(std::forward<V>(value));
+            } else {
+                struct Undo { // the slot goes back if the constructor throws
+                    detail::SparseSet& s;
+                    uint32_t index;
+                    bool done = false;
+                    ~Undo() {
+                        if (!done) s.erase(index, false);
+                    }
+                } undo{set, e.index};
+                ::new (storage) C(std::forward<V>(value));
+                undo.done = true;
             }
-        } undo{set, e.index};
-        ::new (storage) C(std::forward<V>(value));
-        undo.done = true;
-    }
-    if (ECS_UNLIKELY(observers_.any_add())) observers_.fire_on_add(*this, lookup(), e, id);
-    if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
-    if (ECS_UNLIKELY(observed)) observers_.fire_enter(*this, lookup(), e, &before, true);
+        },
+        [&] {
+            if (observers_.any_add()) observers_.fire_on_add(*this, lookup(), e, id);
+            if (observers_.any_set()) observers_.fire_on_set(*this, lookup(), e, id);
+        });
 }
 
 template <typename C>
@@ -135,21 +140,26 @@ void World::remove_sparse(Entity e) {
         set->release(e.index, slot);
         return;
     }
-    ComponentMask before;
-    const bool observed = observers_.any_query();
-    if (ECS_UNLIKELY(observed)) { // [change] on_leave before on_remove
-        const bool visible = detail::Observers::seen_mask(arch_of(e), entities_[e.index].row, e.index, room, before);
-        ComponentMask after = before;
+    ComponentMask before; // what queries saw before, and will see after (enable bits, sparse types)
+    ComponentMask after;
+    detail::Notice notice{&after, &before, false, false, true};
+    if (ECS_UNLIKELY(observers_.any_query())) {
+        notice.leave = detail::Observers::seen_mask(arch_of(e), entities_[e.index].row, e.index, room, before);
+        notice.enter = true;
+        after = before;
         after.reset(id);
-        if (visible) observers_.fire_leave(*this, lookup(), e, &after, true);
-        if (!alive(e) || !set->contains(e.index)) return;
     }
-    if (ECS_UNLIKELY(observers_.any_remove()) && observers_.has_remove(id)) {
-        observers_.fire_on_remove(*this, lookup(), e, id);
-        if (!alive(e) || !set->contains(e.index)) return;
-    }
-    set->erase(e.index);
-    if (ECS_UNLIKELY(observed)) observers_.fire_enter(*this, lookup(), e, &before, true);
+    commit(
+        e, notice,
+        [&] {
+            if (!alive(e) || !set->contains(e.index)) return false;
+            if (observers_.any_remove() && observers_.has_remove(id)) {
+                observers_.fire_on_remove(*this, lookup(), e, id);
+                if (!alive(e) || !set->contains(e.index)) return false;
+            }
+            return true;
+        },
+        [&] { set->erase(e.index); }, [] {});
 }
 
 template <typename C, typename V>
@@ -167,17 +177,19 @@ ECS_FORCEINLINE void World::construct_mixed(Archetype& arch, uint32_t row, Entit
 
 template <bool Reserved, typename... Ts>
 Entity World::place_mixed(Archetype& arch, Entity slot, Ts&&... values) {
-    uint32_t row = 0;
-    Entity e;
-    if constexpr (Reserved) { // a deferred create_with: the handle was reserved when it was recorded
-        e = spawn_reserved(slot, arch, row);
-    } else {
-        (void)slot;
-        e = spawn(arch, row);
-    }
-    (construct_mixed<detail::bare_t<Ts>>(arch, row, e, std::forward<Ts>(values)), ...);
-    if (ECS_UNLIKELY(observers_.any_add())) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
-    if (ECS_UNLIKELY(observers_.any_query())) observers_.fire_enter(*this, lookup(), e, nullptr);
+    Entity e = slot;
+    detail::Notice notice{nullptr, nullptr, false, true}; // new: it matched nothing before
+    commit(
+        e, notice, [] { return true; },
+        [&] {
+            uint32_t row = 0;
+            if constexpr (Reserved) e = spawn_reserved(slot, arch, row); // the handle reserved when recorded
+            else e = spawn(arch, row);
+            (construct_mixed<detail::bare_t<Ts>>(arch, row, e, std::forward<Ts>(values)), ...);
+        },
+        [&] {
+            if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
+        });
     return e;
 }
 

@@ -1,7 +1,7 @@
 /**
  * @file ecs/world/structural.hpp
- * @brief Structural power (addition): multi-type add and remove in one migration, emplace, bulk
- *        destroy / remove / add over whole archetypes, and the single-type add / remove fast path (#20). Defines the World members declared in the
+ * @brief Structural power: multi-type add and remove in one migration, emplace, bulk
+ *        destroy / remove / add over whole archetypes, and the single-type add / remove fast path. Defines the World members declared in the
  *        "Structural power" section of world.hpp; included at the end of world.hpp.
  *
  * The floors are the usual ones: the archetype graph computes a multi-type destination once per
@@ -43,18 +43,48 @@
 
 namespace ecs {
 
+// -- the commit point -----------------------------------------------------------------------------
+
+/**
+ * Every structural change of one entity that observers may see (create, destroy, add, remove,
+ * emplace of a new type, multi-type add and remove, raw add and remove, sparse inserts and erases,
+ * enable-bit flips) runs through this one function, in this order:
+ *   1. on_leave observers, told the mask the entity will have (`notice.after`);
+ *   2. `prepare()`: re-checks what those observers may have changed (the entity destroyed or moved)
+ *      and runs the hooks that must read the old value (on_remove); false abandons the change;
+ *   3. `move()`: the change itself (rows, sparse set, enable bit);
+ *   4. `hooks()`: on_add and on_set of the values now in place;
+ *   5. on_enter observers, told the mask the entity had (`notice.before`).
+ * With no observer of any kind registered, nothing can intervene: only `move()` runs (one test).
+ * The single-type add/remove fast path below is the leaf form of step 3 for a world with no
+ * observer at all; it notifies nobody, so it needs none of the other steps.
+ */
+template <typename Prepare, typename Move, typename Hooks>
+ECS_FORCEINLINE bool World::commit(Entity& e, detail::Notice& notice, Prepare&& prepare, Move&& move, Hooks&& hooks) {
+    if (ECS_LIKELY(!observers_.any())) {
+        move();
+        return true;
+    }
+    if (notice.leave && observers_.any_query()) observers_.fire_leave(*this, lookup(), e, notice.after, notice.exact);
+    if (!prepare()) return false;
+    move();
+    hooks();
+    if (notice.enter && observers_.any_query()) observers_.fire_enter(*this, lookup(), e, notice.before, notice.exact);
+    return true;
+}
+
 template <typename T>
 ECS_FORCEINLINE void World::add(Entity e, T&& value) {
     using C = detail::bare_t<T>;
     if constexpr (std::is_lvalue_reference_v<T>) {
         add(e, C(value)); // copy first: `value` may live in a column this call moves
     } else if constexpr (detail::is_sparse_v<C>) {
-        add_sparse<C>(e, std::move(value)); // [sparse] no migration (detail/sparse_ops.hpp)
+        add_sparse<C>(e, std::move(value)); // no migration (detail/sparse_ops.hpp)
     } else {
         // A cached edge means the destination exists, so C's column factory is registered: the
         // fast path needs only the id (ensure_column_factory runs on the general path).
         const PlainMove plain = add_plain(e, component_id<C>());
-        if (ECS_LIKELY(plain.done)) { // [#20] migrated as plain bytes, no hook to run
+        if (ECS_LIKELY(plain.done)) { // migrated as plain bytes, no hook to run
             if constexpr (!detail::is_tag_v<C>) ::new (plain.at) C(std::move(value));
             return;
         }
@@ -70,19 +100,45 @@ void World::add(Entity e) {
 
 template <typename T>
 void World::remove(Entity e) {
-    if constexpr (detail::is_sparse_v<T>) remove_sparse<detail::bare_t<T>>(e); // [sparse] no migration
+    if constexpr (detail::is_sparse_v<T>) remove_sparse<detail::bare_t<T>>(e); // no migration
     else remove_plain(e, component_id<T>());
 }
 
 template <typename C>
 ECS_NOINLINE void World::add_general(Entity e, C&& value) {
     const ComponentTypeID id = ensure_column_factory<C>();
-    const AddSlot slot = add_slot(e, id, false);
-    if (ECS_UNLIKELY(slot.kind == AddSlot::DESTINATION_FULL)) add_to_full<C>(e, id, std::move(value));
-    else finish_add<C>(e, id, slot, value);
+    AddSlot slot = add_slot(e, id, false, &construct_from<C>, &value);
+    if (ECS_UNLIKELY(slot.kind == AddSlot::DESTINATION_FULL)) {
+        // The destination block moves on the next row and `value` may live in it: take it out.
+        C local(std::move(value));
+        slot = add_slot(e, id, true, &construct_from<C>, &local);
+        if (slot.kind == AddSlot::EXISTING) overwrite<C>(e, id, slot.at, local);
+        return;
+    }
+    if (slot.kind == AddSlot::EXISTING) overwrite<C>(e, id, slot.at, value);
 }
 
-ECS_NOINLINE inline World::AddSlot World::add_slot(Entity e, ComponentTypeID id, bool value_taken_out) {
+template <typename C>
+void World::construct_from(void* at, void* value) {
+    if constexpr (!detail::is_tag_v<C>) ::new (at) C(std::move(*static_cast<C*>(value)));
+    else (void)at, (void)value;
+}
+
+template <typename C>
+void World::overwrite(Entity e, ComponentTypeID id, void* at, C& value) {
+    if constexpr (!detail::is_tag_v<C>) {
+        C* existing = static_cast<C*>(at);
+        if (existing != &value) { // add(e, std::move(get<C>(e))): already in place
+            existing->~C();
+            ::new (static_cast<void*>(existing)) C(std::move(value));
+        }
+    }
+    if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id); // an overwrite is a change
+    if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
+}
+
+ECS_NOINLINE inline World::AddSlot World::add_slot(Entity e, ComponentTypeID id, bool value_taken_out, ConstructFn construct,
+                                                   void* value) {
     if (!alive(e)) return {nullptr, AddSlot::NOTHING};
     EntityRecord& rec = entities_[e.index];
     Archetype& src = arch_of(rec);
@@ -93,42 +149,25 @@ ECS_NOINLINE inline World::AddSlot World::add_slot(Entity e, ComponentTypeID id,
     Archetype* dst = graph_.add_target(src, id);
     if (dst == nullptr) return {nullptr, AddSlot::NOTHING};
     if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
-    if (ECS_UNLIKELY(observers_.any_query())) { // [change] on_leave before the move (Without<T>)
-        observers_.fire_leave(*this, lookup(), e, &dst->mask);
-        if (!alive(e) || entities_[e.index].archetype != &src) return {nullptr, AddSlot::NOTHING};
-        if (ECS_UNLIKELY(dst->full()) && !value_taken_out) return {nullptr, AddSlot::DESTINATION_FULL};
-    }
-    EntityRecord& moving = entities_[e.index]; // re-read: a hook may have grown the records
-    const uint32_t row = migrate(moving, e, src, *dst);
-    return {dst->column(id).at(row), AddSlot::FRESH, &src};
-}
-
-template <typename C>
-ECS_NOINLINE void World::add_to_full(Entity e, ComponentTypeID id, C&& value) {
-    C local(std::move(value));
-    finish_add<C>(e, id, add_slot(e, id, true), local);
-}
-
-template <typename C>
-ECS_FORCEINLINE void World::finish_add(Entity e, ComponentTypeID id, AddSlot slot, C& value) {
-    if (slot.kind == AddSlot::FRESH) {
-        if constexpr (!detail::is_tag_v<C>) ::new (slot.at) C(std::move(value));
-        if (ECS_UNLIKELY(observers_.any())) { // one test when there is no observer (#20)
+    AddSlot slot{nullptr, AddSlot::FRESH};
+    detail::Notice notice{&dst->mask, &src.mask};
+    commit(
+        e, notice,
+        [&] {
+            if (!alive(e) || entities_[e.index].archetype != &src) slot.kind = AddSlot::NOTHING;
+            else if (ECS_UNLIKELY(dst->full()) && !value_taken_out) slot.kind = AddSlot::DESTINATION_FULL;
+            return slot.kind == AddSlot::FRESH;
+        },
+        [&] {
+            const uint32_t row = migrate(entities_[e.index], e, src, *dst); // re-read: records may have grown
+            slot.at = dst->column(id).at(row);
+            construct(slot.at, value);
+        },
+        [&] {
             if (observers_.any_add()) observers_.fire_on_add(*this, lookup(), e, id);
-            if (observers_.any_set()) observers_.fire_on_set(*this, lookup(), e, id); // [change]
-            if (observers_.any_query()) observers_.fire_enter(*this, lookup(), e, &slot.from->mask);
-        }
-    } else if (slot.kind == AddSlot::EXISTING) {
-        if constexpr (!detail::is_tag_v<C>) {
-            C* existing = static_cast<C*>(slot.at);
-            if (existing != &value) { // add(e, std::move(get<C>(e))): already in place
-                existing->~C();
-                ::new (static_cast<void*>(existing)) C(std::move(value));
-            }
-        }
-        if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id); // [change] an overwrite is a change
-        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
-    }
+            if (observers_.any_set()) observers_.fire_on_set(*this, lookup(), e, id);
+        });
+    return slot;
 }
 
 ECS_NOINLINE inline void World::remove_id(Entity e, ComponentTypeID id) {
@@ -137,31 +176,29 @@ ECS_NOINLINE inline void World::remove_id(Entity e, ComponentTypeID id) {
     if (!ECS_CHECK(!iterating(), detail::detailed_message("World::remove: structural change during iteration (use deferred())",
                                                          component_info(id).name, e)))
         return;
-    if (ECS_LIKELY(!observers_.any())) { // one test when there is no observer (#20)
-        EntityRecord& rec = entities_[e.index];
-        Archetype& src = arch_of(rec);
-        migrate(rec, e, src, *graph_.remove_target(src, id));
-        return;
-    }
-    if (observers_.any_query()) { // [change] on_leave before on_remove
-        Archetype& from = arch_of(e);
-        observers_.fire_leave(*this, lookup(), e, &graph_.remove_target(from, id)->mask);
-        if (!alive(e) || !arch_of(e).has(id)) return;
-    }
-    if (observers_.any_remove() && observers_.has_remove(id)) {
-        observers_.fire_on_remove(*this, lookup(), e, id);
-        if (!alive(e) || !arch_of(e).has(id)) return;
-    }
-    EntityRecord& rec = entities_[e.index]; // re-read: a hook may have grown the records
-    Archetype& src = arch_of(rec);
-    if (observers_.any_query()) { // [change] on_enter after the move
-        ComponentMask before = src.mask; // [enable] a disabled `id` was absent already
-        if (src.enable.any() && src.disabled(id, rec.row)) before.reset(id);
-        migrate(rec, e, src, *graph_.remove_target(src, id));
-        observers_.fire_enter(*this, lookup(), e, &before);
-        return;
-    }
-    migrate(rec, e, src, *graph_.remove_target(src, id));
+    ComponentMask before; // what queries saw before the move: a disabled `id` was absent already
+    detail::Notice notice{nullptr, &before};
+    if (ECS_UNLIKELY(observers_.any_query())) notice.after = &graph_.remove_target(arch_of(e), id)->mask;
+    commit(
+        e, notice,
+        [&] {
+            if (!alive(e) || !arch_of(e).has(id)) return false;
+            if (observers_.any_remove() && observers_.has_remove(id)) {
+                observers_.fire_on_remove(*this, lookup(), e, id);
+                if (!alive(e) || !arch_of(e).has(id)) return false;
+            }
+            return true;
+        },
+        [&] {
+            EntityRecord& rec = entities_[e.index]; // re-read: a hook may have grown the records
+            Archetype& src = arch_of(rec);
+            if (ECS_UNLIKELY(observers_.any_query())) {
+                before = src.mask;
+                if (src.enable.any() && src.disabled(id, rec.row)) before.reset(id);
+            }
+            migrate(rec, e, src, *graph_.remove_target(src, id));
+        },
+        [] {});
 }
 
 ECS_FORCEINLINE uint32_t World::migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst) {
@@ -172,7 +209,7 @@ ECS_FORCEINLINE uint32_t World::migrate(EntityRecord& rec, Entity e, Archetype& 
     return m.dst_row;
 }
 
-// -- the single-type add / remove fast path (#20) ----------------------------------------------------
+// -- the single-type add / remove fast path ----------------------------------------------------
 
 /**
  * Migrates `e` across the cached edge of `id` (add edge when `Adding`, else remove edge) with inline
@@ -237,16 +274,28 @@ struct StructuralOps {
             overwrite_many(w, e, values...);
             return;
         }
-        if (ECS_UNLIKELY(w.observers_.any_query())) {
-            w.observers_.fire_leave(w, w.lookup(), e, &dst->mask);
-            if (!w.alive(e) || &w.arch_of(e) != src) return;
-        }
-        if (ECS_UNLIKELY(dst->full())) {
-            // The destination block moves on the next row and a value may live in it: take them out.
-            place_taken<Ts...>(w, e, *src, *dst, std::move(values)...);
-            return;
-        }
-        place_many(w, e, *src, *dst, values...);
+        uint32_t fresh = 0; // bit i: the i-th value's type is new
+        detail::Notice notice{&dst->mask, &src->mask};
+        w.commit(
+            e, notice, [&] { return w.alive(e) && &w.arch_of(e) == src; },
+            [&] {
+                // When the destination block moves on the next row a value may live in it: take them out.
+                if (ECS_UNLIKELY(dst->full())) fresh = place_taken<Ts...>(w, e, *src, *dst, std::move(values)...);
+                else fresh = place_many(w, e, *src, *dst, values...);
+            },
+            [&] { added_hooks<Ts...>(w, e, fresh); });
+    }
+
+    /// on_add (new types) and on_set per value, in argument order.
+    template <typename... Ts>
+    static void added_hooks(World& w, Entity e, uint32_t fresh) {
+        constexpr size_t N = sizeof...(Ts);
+        const ComponentTypeID ids[N] = {component_id<Ts>()...};
+        if (w.observers_.any_add() || w.observers_.any_set())
+            for (size_t i = 0; i < N; ++i) {
+                if (((fresh >> i) & 1u) && w.observers_.any_add()) w.observers_.fire_on_add(w, w.lookup(), e, ids[i]);
+                if (w.observers_.any_set()) w.observers_.fire_on_set(w, w.lookup(), e, ids[i]);
+            }
     }
 
     template <typename T, typename...>
@@ -257,13 +306,14 @@ struct StructuralOps {
     using first_t = typename First<Ts...>::type;
 
     template <typename... Ts>
-    ECS_NOINLINE static void place_taken(World& w, Entity e, Archetype& src, Archetype& dst, Ts... values) {
-        place_many(w, e, src, dst, values...);
+    ECS_NOINLINE static uint32_t place_taken(World& w, Entity e, Archetype& src, Archetype& dst, Ts... values) {
+        return place_many(w, e, src, dst, values...);
     }
 
     /// One migration of `e` from `src` to `dst`, writing every value before the source rows move.
+    /// Returns which values were of new types (bit i for the i-th).
     template <typename... Ts>
-    static void place_many(World& w, Entity e, Archetype& src, Archetype& dst, Ts&... values) {
+    static uint32_t place_many(World& w, Entity e, Archetype& src, Archetype& dst, Ts&... values) {
         constexpr size_t N = sizeof...(Ts);
         static_assert(N < 32, "World::add(e, values...): at most 31 values in one call");
         const ComponentTypeID ids[N] = {component_id<Ts>()...};
@@ -288,12 +338,7 @@ struct StructuralOps {
         if (ECS_UNLIKELY(dst.ticks.active()))
             for (size_t i = 0; i < N; ++i)
                 if (!((fresh >> i) & 1u)) dst.touch(ids[i], dst_row); // an overwrite is a change
-        if (ECS_UNLIKELY(w.observers_.any_add() || w.observers_.any_set()))
-            for (size_t i = 0; i < N; ++i) {
-                if (((fresh >> i) & 1u) && w.observers_.any_add()) w.observers_.fire_on_add(w, w.lookup(), e, ids[i]);
-                if (w.observers_.any_set()) w.observers_.fire_on_set(w, w.lookup(), e, ids[i]);
-            }
-        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.lookup(), e, &src.mask);
+        return fresh;
     }
 
     /// Constructs a value of a type the entity did not have at the destination row.
@@ -371,24 +416,26 @@ struct StructuralOps {
         }
         Archetype* dst = w.graph_.template pack_target<RemovePack, Ts...>(*src);
         if (dst == src || dst == nullptr) return; // none of them present
-        const bool hooks = w.observers_.any_query() || w.observers_.any_remove();
-        if (ECS_UNLIKELY(hooks)) {
-            if (!remove_hooks(w, e, dst, {component_id<Ts>()...})) return;
-            src = &w.arch_of(e); // a hook may have moved `e`: start from where it is
-            dst = w.graph_.template pack_target<RemovePack, Ts...>(*src);
-            if (dst == src || dst == nullptr) return;
-        }
-        w.migrate(w.entities_[e.index], e, *src, *dst);
-        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.lookup(), e, &src->mask);
+        detail::Notice notice{&dst->mask, nullptr};
+        w.commit(
+            e, notice,
+            [&] {
+                if (!remove_hooks(w, e, {component_id<Ts>()...})) return false;
+                src = &w.arch_of(e); // a hook may have moved `e`: start from where it is
+                dst = w.graph_.template pack_target<RemovePack, Ts...>(*src);
+                return dst != src && dst != nullptr;
+            },
+            [&] {
+                notice.before = &src->mask;
+                w.migrate(w.entities_[e.index], e, *src, *dst);
+            },
+            [] {});
     }
 
-    /// on_leave once, then on_remove per type `e` still has, in `ids` order. False when `e` died.
+    /// on_remove per type `e` still has, in `ids` order. False when `e` died.
     template <size_t N>
-    ECS_NOINLINE static bool remove_hooks(World& w, Entity e, const Archetype* dst, const ComponentTypeID (&ids)[N]) {
-        if (w.observers_.any_query()) {
-            w.observers_.fire_leave(w, w.lookup(), e, &dst->mask);
-            if (!w.alive(e)) return false;
-        }
+    ECS_NOINLINE static bool remove_hooks(World& w, Entity e, const ComponentTypeID (&ids)[N]) {
+        if (!w.alive(e)) return false;
         if (w.observers_.any_remove())
             for (size_t i = 0; i < N; ++i) {
                 if (!w.observers_.has_remove(ids[i]) || !w.arch_of(e).has(ids[i])) continue;
@@ -412,27 +459,37 @@ struct StructuralOps {
             return fallback_object<T>();
         Archetype* dst = w.graph_.add_target(*src, id);
         if (dst == nullptr) return fallback_object<T>();
-        if (ECS_UNLIKELY(w.observers_.any_query())) {
-            w.observers_.fire_leave(w, w.lookup(), e, &dst->mask);
-            if (!w.alive(e)) return fallback_object<T>();
-            Archetype* now = &w.arch_of(e);
-            if (now != src) { // a hook moved `e`: continue from where it is (on_leave does not fire again)
-                if (now->has(id)) return replace<T>(w, e, id, std::forward<Args>(args)...);
-                src = now;
-                dst = w.graph_.add_target(*src, id);
-                if (dst == nullptr) return fallback_object<T>();
-            }
-        }
-        if (ECS_UNLIKELY(dst->full())) {
-            // The destination block moves on the next row and an argument may live in it.
-            T local(std::forward<Args>(args)...);
-            insert<T>(w, e, *src, *dst, id, std::move(local));
-        } else {
-            insert<T>(w, e, *src, *dst, id, std::forward<Args>(args)...);
-        }
-        if (ECS_UNLIKELY(w.observers_.any_add())) w.observers_.fire_on_add(w, w.lookup(), e, id);
-        if (ECS_UNLIKELY(w.observers_.any_set())) w.observers_.fire_on_set(w, w.lookup(), e, id);
-        if (ECS_UNLIKELY(w.observers_.any_query())) w.observers_.fire_enter(w, w.lookup(), e, &src->mask);
+        enum Outcome { PLACED, GONE, REPLACE } outcome = PLACED;
+        detail::Notice notice{&dst->mask, nullptr};
+        w.commit(
+            e, notice,
+            [&] {
+                if (!w.alive(e)) return (outcome = GONE), false;
+                Archetype* now = &w.arch_of(e);
+                if (now != src) { // a hook moved `e`: continue from where it is (on_leave does not fire again)
+                    if (now->has(id)) return (outcome = REPLACE), false;
+                    src = now;
+                    dst = w.graph_.add_target(*src, id);
+                    if (dst == nullptr) return (outcome = GONE), false;
+                }
+                return true;
+            },
+            [&] {
+                notice.before = &src->mask;
+                if (ECS_UNLIKELY(dst->full())) {
+                    // The destination block moves on the next row and an argument may live in it.
+                    T local(std::forward<Args>(args)...);
+                    insert<T>(w, e, *src, *dst, id, std::move(local));
+                } else {
+                    insert<T>(w, e, *src, *dst, id, std::forward<Args>(args)...);
+                }
+            },
+            [&] {
+                if (w.observers_.any_add()) w.observers_.fire_on_add(w, w.lookup(), e, id);
+                if (w.observers_.any_set()) w.observers_.fire_on_set(w, w.lookup(), e, id);
+            });
+        if (outcome == REPLACE) return replace<T>(w, e, id, std::forward<Args>(args)...);
+        if (outcome == GONE) return fallback_object<T>();
         return reread<T>(w, e, id);
     }
 
@@ -502,7 +559,7 @@ struct StructuralOps {
 
     // -- bulk operations ------------------------------------------------------------------------------
 
-    /// [sparse] True when a bulk operation must go entity by entity: the world holds sparse sets (the
+    /// True when a bulk operation must go entity by entity: the world holds sparse sets (the
     /// entities' sparse values are not in the archetypes), or the query or the type is sparse.
     static bool sparse_involved(const World& w, const QueryCache& q, ComponentTypeID id = INVALID_COMPONENT_ID) noexcept {
         return w.graph_.sparse() != nullptr || q.has_sparse || (id != INVALID_COMPONENT_ID && is_sparse_id(id));
@@ -518,7 +575,7 @@ struct StructuralOps {
         return w.arch_of(e).has(id);
     }
 
-    /// The entities of `q`'s archetypes, archetype order then row order ([sparse] a query naming sparse
+    /// The entities of `q`'s archetypes, archetype order then row order (a query naming sparse
     /// types keeps the rows passing its sparse tests; enable bits are not looked at, like table types).
     static std::vector<Entity> collect(const QueryCache& q, const World& w) {
         if (ECS_UNLIKELY(q.has_sparse)) {
@@ -555,7 +612,7 @@ struct StructuralOps {
     static size_t destroy_all(World& w, const QueryCache& q) {
         // Relationships: destroying a target may unrelate or destroy sources, so each entity goes
         // through World::destroy, like with hooks.
-        bool hooks = w.observers_.any_query() || w.relations_.any() || sparse_involved(w, q); // [sparse] per entity
+        bool hooks = w.observers_.any_query() || w.relations_.any() || sparse_involved(w, q); // per entity
         if (!hooks && w.observers_.any_remove())
             for (const Archetype* a : q.archetypes) hooks = hooks || (a->size() != 0 && w.observers_.any_remove_in(a->mask));
         if (ECS_UNLIKELY(hooks)) {
@@ -654,7 +711,7 @@ void World::add(Entity e, T&& first, U&& second, Ts&&... rest) {
         add(e, detail::bare_t<T>(std::forward<T>(first)), detail::bare_t<U>(std::forward<U>(second)),
             detail::bare_t<Ts>(std::forward<Ts>(rest))...);
     } else if constexpr (detail::is_sparse_v<T> || detail::is_sparse_v<U> || (detail::is_sparse_v<Ts> || ...)) {
-        // [sparse] a pack naming sparse types: one add per value, in argument order (see notes/enable.md)
+        // a pack naming sparse types: one add per value, in argument order (see notes/enable.md)
         add(e, std::move(first));
         add(e, std::move(second));
         (add(e, std::move(rest)), ...);
@@ -668,7 +725,7 @@ void World::remove(Entity e) {
     static_assert(detail::distinct_v<T, U, Ts...>, "World::remove<Ts...>(e): component types must be distinct");
     if constexpr (detail::is_sparse_v<detail::bare_t<T>> || detail::is_sparse_v<detail::bare_t<U>> ||
                   (detail::is_sparse_v<detail::bare_t<Ts>> || ...)) {
-        // [sparse] a pack naming sparse types: one remove per type, in template order (see notes/enable.md)
+        // a pack naming sparse types: one remove per type, in template order (see notes/enable.md)
         remove<T>(e);
         remove<U>(e);
         (remove<Ts>(e), ...);
@@ -681,7 +738,7 @@ template <typename T, typename... Args>
 T& World::emplace(Entity e, Args&&... args) {
     static_assert(std::is_same_v<T, detail::bare_t<T>>, "World::emplace<T>: T must be a component type (no cv, no reference)");
     static_assert(std::is_constructible_v<T, Args&&...>, "World::emplace<T>(e, args...): T is not constructible from the arguments");
-    if constexpr (detail::is_sparse_v<T>) { // [sparse] built first, then added (never moves the entity)
+    if constexpr (detail::is_sparse_v<T>) { // built first, then added (never moves the entity)
         if (!ECS_CHECK(alive(e), detail::entity_message("World::emplace", type_name<T>(), e, "is not alive")))
             return detail::fallback_object<T>();
         add(e, T(std::forward<Args>(args)...));

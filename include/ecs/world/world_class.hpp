@@ -67,6 +67,33 @@ T& fallback_object() noexcept {
     return *reinterpret_cast<T*>(bytes);
 }
 
+/// What the query observers are told about one structural change (World::commit).
+struct Notice {
+    const ComponentMask* after = nullptr;  ///< on_leave: the mask the entity will have; nullptr: it will match nothing
+    const ComponentMask* before = nullptr; ///< on_enter: the mask it had; nullptr: it matched nothing
+    bool leave = true;                     ///< whether on_leave observers are told
+    bool enter = true;                     ///< whether on_enter observers are told
+    bool exact = false;                    ///< the masks already apply enable bits and sparse types
+};
+
+/// World::add_plain()'s answer: `done` when the entity migrated (`at`: raw storage for the new value).
+struct PlainMove {
+    void* at;
+    bool done;
+};
+
+/// Where World::add() puts its value. EXISTING: `e` already has the type, `at` is its value (overwrite
+/// in place). FRESH: `e` has migrated through the commit point, the value was constructed at
+/// `at` and the hooks ran. DESTINATION_FULL: nothing done, the destination block moves on the
+/// next row (the value must be taken out first). NOTHING: dead or refused.
+struct AddSlot {
+    enum Kind : uint8_t { NOTHING, EXISTING, FRESH, DESTINATION_FULL };
+    void* at;
+    Kind kind;
+};
+/// Constructs the new value at `at` from `value` (moved or copied, as the caller needs).
+using ConstructFn = void (*)(void* at, void* value);
+
 struct WorldAccess;
 struct RelationOps;
 struct StructuralOps;
@@ -96,9 +123,7 @@ public:
     World& operator=(World&&) noexcept = default;
     ~World() { deferred_.clear(); } // pending payloads go before the components they may name
 
-    // ----------------------------------------------------------------------------------------------
-    // Entity lifecycle
-    // ----------------------------------------------------------------------------------------------
+    // -- Entity lifecycle -------------------------------------------------------------------------
 
     /// @brief Creates an entity with no components. @pre Not during iteration (refused: INVALID_ENTITY).
     Entity create();
@@ -125,7 +150,7 @@ public:
     /// @brief True when `e` names a live entity of this world.
     [[nodiscard]] bool alive(Entity e) const noexcept { return entities_.alive(e); }
 
-    // ---- [relations] begin: relationships (relation.hpp, detail/relation_ops.hpp; addition) ---------
+    // -- Relationships (relation.hpp; bodies in world/relations.hpp) ------------------------------
 
     /**
      * @brief Attaches the pair (R, target) to `source`. No-op when already related. For an exclusive
@@ -160,23 +185,8 @@ public:
     template <typename R, typename Func>
     void each_source(Entity target, Func&& fn) const;
 
-    // ---- [relations] end ---------------------------------------------------------------------------
 
-private:
-    /// destroy()'s body: on_leave and on_remove hooks, then the row, the name and the slot. With
-    /// `Related`, the entity's pairs are removed after its hooks (detail/relation_ops.hpp).
-    template <bool Related>
-    void destroy_entity(Entity e);
-    /// [relations] destroy() in a world holding pairs (detail/relation_ops.hpp).
-    void relations_destroy(Entity e);
-    /// destroy() of live `e` in a world with observers, pairs, sparse components or names.
-    ECS_NOINLINE void destroy_observed(Entity e);
-
-public:
-
-    // ----------------------------------------------------------------------------------------------
-    // Names (names.hpp; addition)
-    // ----------------------------------------------------------------------------------------------
+    // -- Names (names.hpp) --------------------------------------------------------------
 
     /**
      * @brief Names `e` (unique per world); an empty `name` removes its name, renaming frees the old
@@ -191,14 +201,12 @@ public:
     /// @brief The entity named `name`, or INVALID_ENTITY. O(1), no allocation.
     [[nodiscard]] Entity lookup(std::string_view name) const noexcept { return names_.find(name); }
 
-    // ----------------------------------------------------------------------------------------------
-    // Component access
-    // ----------------------------------------------------------------------------------------------
+    // -- Component access -------------------------------------------------------------------------
 
     /// @brief True when `e` is alive and has `T`.
     template <typename T>
     [[nodiscard]] bool has(Entity e) const noexcept;
-    /// @brief True when `e` is alive and has every one of `T, U, Ts...` (addition).
+    /// @brief True when `e` is alive and has every one of `T, U, Ts...`.
     template <typename T, typename U, typename... Ts>
     [[nodiscard]] bool has(Entity e) const noexcept;
 
@@ -218,7 +226,7 @@ public:
     [[nodiscard]] const T* try_get(Entity e) const noexcept;
 
     /**
-     * @brief Calls `fn(ComponentTypeID, void* data)` for each component of `e`, in id order (addition).
+     * @brief Calls `fn(ComponentTypeID, void* data)` for each component of `e`, in id order.
      *        Tags give the address of their one shared object. No-op when `e` is not alive.
      * @pre `fn` makes no structural change to `e` (the walk reads its archetype's type list).
      */
@@ -228,12 +236,12 @@ public:
     template <typename Func>
     void each_component(Entity e, Func&& fn) const;
 
-    // ---- [scripting] begin: untyped access by component id or name (defined in runtime.hpp) -------
+    // -- Untyped access by component id or name (world/raw.hpp) -----------------------------------
 
     /**
      * @brief Adds component `id` to `e`, copied from `*value`, or value-initialised when `value` is
      *        nullptr; overwrites it when `e` has it already (on_set fires; a new one also fires
-     *        on_add). Works for typed and runtime components alike (addition).
+     *        on_add). Works for typed and runtime components alike.
      * @return the component's address, or nullptr when `e` is dead or the call is refused.
      * @pre `id` names a component type used or registered in this process, which can copy (or
      *      default-construct, for nullptr); not a migration during iteration (refused).
@@ -269,11 +277,8 @@ public:
     ObserverId on_remove_raw(ComponentTypeID id, ErasedHook fn);
     ObserverId on_set_raw(ComponentTypeID id, ErasedHook fn);
 
-    // ---- [scripting] end ---------------------------------------------------------------------------
 
-    // ----------------------------------------------------------------------------------------------
-    // Component mutation
-    // ----------------------------------------------------------------------------------------------
+    // -- Component mutation -----------------------------------------------------------------------
 
     /**
      * @brief Adds `value` to `e`. If `e` already has the type, the old value is destroyed and the new
@@ -295,7 +300,7 @@ public:
     template <typename T>
     void remove(Entity e);
 
-    // -- Structural power (addition; defined in detail/structural.hpp, which states the rules) -------
+    // -- Several components at once, emplace, bulk changes (world/structural.hpp states the rules) 
 
     /**
      * @brief Adds two or more values in ONE migration: types `e` has are overwritten in place, the
@@ -348,39 +353,36 @@ public:
     template <typename T, typename... Filters>
     size_t add_all(const T& value, Filters... filters);
 
-    // ---- [enable] begin: enable bits (enable.hpp, detail/enable_ops.hpp; notes/enable.md) ----------
+    // -- Enable bits (enable.hpp; bodies in world/enable.hpp) -------------------------------------
 
     /**
-     * @brief Disables `e`'s `T` (addition): it stays on `e` (has, get, try_get, hooks work) but queries,
+     * @brief Disables `e`'s `T`: it stays on `e` (has, get, try_get, hooks work) but queries,
      *        count<Ts...> and single treat it as absent. No migration. Allowed during iteration (a row
      *        the running query has not reached yet may or may not see the change). No-op when `e` is
      *        dead or lacks `T`; a `T` added later starts enabled. on_leave / on_enter observers fire.
      */
     template <typename T>
     void disable(Entity e);
-    /// @brief Enables `e`'s `T` again (addition). No-op when `e` is dead, lacks `T` or `T` is enabled.
+    /// @brief Enables `e`'s `T` again. No-op when `e` is dead, lacks `T` or `T` is enabled.
     template <typename T>
     void enable(Entity e);
-    /// @brief True when `e` is alive, has `T` and `T` is enabled (addition). The entity's own state
+    /// @brief True when `e` is alive, has `T` and `T` is enabled. The entity's own state
     ///        (enabled(e)) does not enter into it.
     template <typename T>
     [[nodiscard]] bool enabled(Entity e) const noexcept;
     /**
-     * @brief Disables entity `e` (addition): every query, count<Ts...> and single skips it unless the
+     * @brief Disables entity `e`: every query, count<Ts...> and single skips it unless the
      *        query has ecs::IncludeDisabled{}; count() and alive() still count it. No migration; the
      *        state survives adding and removing components. No-op when `e` is dead.
      */
     void disable(Entity e);
-    /// @brief Enables entity `e` again (addition). No-op when `e` is dead or enabled.
+    /// @brief Enables entity `e` again. No-op when `e` is dead or enabled.
     void enable(Entity e);
-    /// @brief True when `e` is alive and not disabled (addition).
+    /// @brief True when `e` is alive and not disabled.
     [[nodiscard]] bool enabled(Entity e) const noexcept;
 
-    // ---- [enable] end -------------------------------------------------------------------------------
 
-    // ----------------------------------------------------------------------------------------------
-    // Queries (query.hpp has the terms, filters and the rules)
-    // ----------------------------------------------------------------------------------------------
+    // -- Queries (query.hpp has the terms, filters and the rules) ---------------------------------
 
     /// @brief Number of live entities.
     [[nodiscard]] size_t count() const noexcept { return entities_.alive_count(); }
@@ -404,7 +406,7 @@ public:
      */
     template <typename... Terms, typename... Args>
     void each(Args&&... args);
-    /// @brief each over a const World: only `const T` and `Optional<const T>` terms (addition).
+    /// @brief each over a const World: only `const T` and `Optional<const T>` terms.
     template <typename... Terms, typename... Args>
     void each(Args&&... args) const;
     /// @brief As each, calling `fn(terms...)` without the entity.
@@ -412,7 +414,7 @@ public:
     void each_no_entity(Args&&... args);
 
     /**
-     * @brief A query handle over `Terms...` and `filters` (addition): `q.each(fn)`, `q.each_chunk(fn)`,
+     * @brief A query handle over `Terms...` and `filters`: `q.each(fn)`, `q.each_chunk(fn)`,
      *        `q.count()`, `q.empty()`, `q.first()`. Costs one cache lookup; the handle is four pointers and a tick.
      */
     template <typename... Terms, typename... Filters>
@@ -420,19 +422,17 @@ public:
 
     /**
      * @brief each, with `fn` running concurrently for different entities through `executor`
-     *        (addition): `world.each_par<Position, const Velocity>(pool, ecs::Without<Frozen>{}, fn)`.
+     *: `world.each_par<Position, const Velocity>(pool, ecs::Without<Frozen>{}, fn)`.
      *        Needs ecs/parallel.hpp (ecs/each_par.hpp states the rules). Change filters are refused
      *        at compile time (a handle's progress is per handle: use a query handle's each).
      */
     template <typename... Terms, typename... Args>
     void each_par(Executor& executor, Args&&... args);
 
-    /// @brief True while a query callback runs (addition).
+    /// @brief True while a query callback runs.
     [[nodiscard]] bool iterating() const noexcept { return queries_.iterating(); }
 
-    // ----------------------------------------------------------------------------------------------
-    // Deferred commands
-    // ----------------------------------------------------------------------------------------------
+    // -- Deferred commands ------------------------------------------------------------------------
 
     /// @brief A proxy recording structural changes into this world's queue; see flush_deferred().
     [[nodiscard]] DeferredProxy deferred() noexcept;
@@ -443,12 +443,10 @@ public:
      * @pre Not during iteration (asserted and refused).
      */
     void flush_deferred();
-    /// @brief Number of commands waiting in the world's deferred queue (addition).
+    /// @brief Number of commands waiting in the world's deferred queue.
     [[nodiscard]] size_t deferred_count() const noexcept { return deferred_.size(); }
 
-    // ----------------------------------------------------------------------------------------------
-    // Singleton resources (resources.hpp)
-    // ----------------------------------------------------------------------------------------------
+    // -- Singleton resources (resources.hpp) ------------------------------------------------------
 
     /// @brief Inserts the resource of type `T`, or replaces it (the old value is destroyed first).
     template <typename T>
@@ -468,9 +466,7 @@ public:
     template <typename T>
     void remove_resource() noexcept;
 
-    // ----------------------------------------------------------------------------------------------
-    // Events (events.hpp; addition)
-    // ----------------------------------------------------------------------------------------------
+    // -- Events (events.hpp) ------------------------------------------------------------
 
     /**
      * @brief Sends an event of type `bare_t<E>` (moved in, or copied from an lvalue). It stays
@@ -487,9 +483,7 @@ public:
     void update_events();
     friend struct detail::EventAccess;
 
-    // ----------------------------------------------------------------------------------------------
-    // Observers (observers.hpp)
-    // ----------------------------------------------------------------------------------------------
+    // -- Observers (observers.hpp) ----------------------------------------------------------------
 
     /**
      * @brief Registers `fn` to run after a `T` is placed on an entity (create_with, add migration,
@@ -503,11 +497,11 @@ public:
     template <typename T>
     ObserverId on_remove(std::function<void(World&, Entity, T&)> fn);
 
-    // ---- [change] begin: value hooks, query observers, change detection (notes/change.md) ----------
+    // -- Value hooks, query observers, change detection (change_detection.hpp) --------------------
 
     /**
      * @brief Registers `fn` to run after a value of `T` is written by add (new: after on_add; or
-     *        overwrite) or patch (addition). Not by mutable get, queries or create_with.
+     *        overwrite) or patch. Not by mutable get, queries or create_with.
      */
     template <typename T>
     ObserverId on_set(std::function<void(World&, Entity, T&)> fn);
@@ -515,13 +509,13 @@ public:
     /**
      * @brief `fn(World&, Entity)` runs once when a change (create, create_with, add, remove, destroy,
      *        instantiate, a deferred flush) makes an entity start matching `Terms...` (T / const T) and
-     *        the With/Without filters, after that change's on_add hooks (addition). Entities matching
+     *        the With/Without filters, after that change's on_add hooks. Entities matching
      *        at registration are not reported: `world.on_enter<Position>(ecs::Without<Frozen>{}, fn)`.
      */
     template <typename... Terms, typename... Args>
     ObserverId on_enter(Args&&... args);
     /// @brief As on_enter, once before a change makes an entity stop matching (destroy included),
-    ///        before that change's on_remove hooks, while its components are readable (addition).
+    /// before that change's on_remove hooks, while its components are readable.
     template <typename... Terms, typename... Args>
     ObserverId on_leave(Args&&... args);
 
@@ -530,7 +524,7 @@ public:
     bool disconnect(ObserverId id) { return observers_.disconnect(id); }
 
     /**
-     * @brief Starts change detection for `T` in this world (addition); idempotent. Entities that have
+     * @brief Starts change detection for `T` in this world; idempotent. Entities that have
      *        `T` now count as added (and changed) at this point. Costs two 32-bit ticks per row of `T`.
      */
     template <typename T>
@@ -548,11 +542,8 @@ public:
     template <typename T>
     void mark_changed(Entity e);
 
-    // ---- [change] end -------------------------------------------------------------------------------
 
-    // ----------------------------------------------------------------------------------------------
-    // Sorting
-    // ----------------------------------------------------------------------------------------------
+    // -- Sorting ----------------------------------------------------------------------------------
 
     /**
      * @brief Sorts the rows of every archetype containing `T` by `cmp(const T&, const T&)`, all
@@ -563,9 +554,7 @@ public:
     template <typename T, typename Compare>
     void sort(Compare&& cmp);
 
-    // ----------------------------------------------------------------------------------------------
-    // Introspection (additions)
-    // ----------------------------------------------------------------------------------------------
+    // -- Introspection ----------------------------------------------------------------
 
     /// @brief Number of archetypes created so far (the empty one included); never decreases.
     [[nodiscard]] size_t archetype_count() const noexcept { return graph_.size(); }
@@ -575,7 +564,7 @@ public:
     [[nodiscard]] bool check_invariants() const;
 
     /**
-     * @brief An exact copy (addition): same handles, generations and free list, the same archetypes
+     * @brief An exact copy: same handles, generations and free list, the same archetypes
      *        in the same order with the same rows in the same order, components copy-constructed,
      *        names and relationship pairs copied. Not copied: resources, hooks, query caches, events, deferred commands.
      * @pre No live entity holds a type that is not copy-constructible (asserted and refused: an
@@ -588,78 +577,68 @@ private:
     friend struct detail::StructuralOps;
     friend class ecs::DeferredProxy;
     friend struct detail::RelationOps;
-
+    /// destroy()'s body: on_leave and on_remove hooks, then the row, the name and the slot. With
+    /// `Related`, the entity's pairs are removed after its hooks (world/relations.hpp).
+    template <bool Related>
+    void destroy_entity(Entity e);
+    /// destroy() in a world holding pairs (world/relations.hpp).
+    void relations_destroy(Entity e);
+    /// destroy() of live `e` in a world with observers, pairs, sparse components or names.
+    void destroy_observed(Entity e);
     /// Takes a slot and appends its row to `arch` (components of the row left uninitialised).
     ECS_FORCEINLINE Entity spawn(Archetype& arch, uint32_t& row);
-
     /// Makes the reserved slot `slot` live in a new row of `arch` (components uninitialised).
     Entity spawn_reserved(Entity slot, Archetype& arch, uint32_t& row);
-
     /// create_with, at a new slot (`Reserved` false) or at the reserved handle `slot`.
     template <bool Reserved, typename... Ts>
     Entity create_in(Entity slot, Ts&&... components);
-
     /// Allocates an entity in `arch` (or places the reserved `slot`) and constructs each component
     /// from `values` (pack order `Ts`).
     template <bool Reserved, typename... Ts, typename... Vs>
     ECS_FORCEINLINE Entity place_new(Archetype& arch, Entity slot, Vs&&... values);
 
-    /// add_plain()'s answer: `done` when the entity migrated (`at`: raw storage for the new value).
-    struct PlainMove {
-        void* at;
-        bool done;
-    };
-
-    /// The fast path of add() (`Adding`) and remove() (#20), a leaf function; defined in
-    /// detail/structural.hpp, which states when it applies (SPEC §3.3).
+    /**
+     * The commit point: every structural change of one entity that observers may see runs through
+     * here (world/structural.hpp states the order). `prepare` re-checks after the on_leave observers
+     * and runs the hooks that read the old value (false abandons the change); `move` makes the change;
+     * `hooks` runs on_add / on_set. With no observer registered only `move` runs.
+     */
+    template <typename Prepare, typename Move, typename Hooks>
+    ECS_FORCEINLINE bool commit(Entity& e, detail::Notice& notice, Prepare&& prepare, Move&& move, Hooks&& hooks);
+    using PlainMove = detail::PlainMove;
+    /// The fast path of add() (`Adding`) and remove(), a leaf function; defined in
+    /// world/structural.hpp, which states when it applies (SPEC §3.3).
     template <bool Adding>
     ECS_FORCEINLINE PlainMove move_plain(Entity e, ComponentTypeID id) noexcept;
     PlainMove add_plain(Entity e, ComponentTypeID id) noexcept;
     /// remove()'s one call: the fast path, else the general one.
     void remove_plain(Entity e, ComponentTypeID id);
-
     /// add() when add_plain() did not do it: checks, hooks, overwrite, a destination about to grow.
     template <typename C>
     ECS_NOINLINE void add_general(Entity e, C&& value);
-
-    /// Where add() puts its value. EXISTING: `e` already has the type, `at` is its value (overwrite
-    /// in place). FRESH: `e` has migrated, `at` is raw storage for the new value. DESTINATION_FULL:
-    /// nothing done yet, the destination block moves on the next row. NOTHING: dead or refused.
-    struct AddSlot {
-        enum Kind : uint8_t { NOTHING, EXISTING, FRESH, DESTINATION_FULL };
-        void* at;
-        Kind kind;
-        const Archetype* from = nullptr; ///< FRESH: the archetype `e` left (query observers)
-    };
-
-    /// add()'s type-erased part: checks, edge lookup and migration, one call per add.
-    ECS_NOINLINE AddSlot add_slot(Entity e, ComponentTypeID id, bool value_taken_out);
-
-    /// add() when the destination block moves on the next row: `value` may live in it, so it is
-    /// taken out first.
+    using AddSlot = detail::AddSlot;
+    using ConstructFn = detail::ConstructFn;
+    /// add()'s type-erased part: checks, edge lookup, and the migration through the commit point.
+    AddSlot add_slot(Entity e, ComponentTypeID id, bool value_taken_out, ConstructFn construct, void* value);
     template <typename C>
-    ECS_NOINLINE void add_to_full(Entity e, ComponentTypeID id, C&& value);
-
+    static void construct_from(void* at, void* value);
+    /// add() of a type `e` has: the old value is destroyed and `value` moved in its place.
     template <typename C>
-    ECS_FORCEINLINE void finish_add(Entity e, ComponentTypeID id, AddSlot slot, C& value);
-
+    void overwrite(Entity e, ComponentTypeID id, void* at, C& value);
     /// remove()'s type-erased part.
-    ECS_NOINLINE void remove_id(Entity e, ComponentTypeID id);
+    void remove_id(Entity e, ComponentTypeID id);
 
-    // -- [change] change detection and observer helpers --------------------------------------------
-
+    // -- change detection and observer helpers ----------------------------------------------------
     /// Stamps `e`'s `id` as changed now (no-op when dead, absent or untracked).
     void touch(Entity e, ComponentTypeID id) noexcept;
-
     template <typename... Terms, typename... Filters, typename Func>
     ObserverId add_query_observer(bool enter, detail::TypeList<Filters...>, Func& fn);
-
-    /// [enable] disable/enable of component `id` (INVALID_COMPONENT_ID: the entity) with query observers.
+    /// disable/enable of component `id` (INVALID_COMPONENT_ID: the entity) with query observers.
     void toggle_observed(Entity e, ComponentTypeID id, bool off);
-    /// [enable] disable/enable of sparse component `id` (a flag in its set).
+    /// disable/enable of sparse component `id` (a flag in its set).
     void toggle_sparse(Entity e, ComponentTypeID id, bool off);
 
-    // -- [sparse] sparse storage (sparse.hpp); defined in detail/sparse_ops.hpp -----------------------
+    // -- sparse storage (sparse.hpp); bodies in world/sparse.hpp ----------------------------------
     template <typename C, typename V>
     void add_sparse(Entity e, V&& value);
     template <typename C>
@@ -678,32 +657,26 @@ private:
     void construct_mixed(Archetype& arch, uint32_t row, Entity e, V&& value);
     /// The set of sparse type `id`, created (and shown to the observers) when missing.
     detail::SparseSet& sparse_set_of(ComponentTypeID id);
-
     /// The archetype a live record points at.
     [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(const EntityRecord& r) const noexcept { return *r.archetype; }
     /// The records with the archetype table (observers and relationships check handles through it).
     [[nodiscard]] EntityLookup lookup() const noexcept { return EntityLookup{&entities_}; }
     /// The archetype of live `e`.
     [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(Entity e) const noexcept { return *entities_[e.index].archetype; }
-
     /// Moves live `e` from `src` to `dst` (archetype.hpp does the rows) and updates both records.
     ECS_FORCEINLINE uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst);
-
     template <typename C, typename V>
     static void construct_at(Archetype& arch, uint32_t row, V&& value);
-
     /// Typed base pointer of `T`'s column in `arch` (cv-qualification kept). @pre arch.has(T)
     template <typename T>
     static T* column_data(Archetype& arch) noexcept;
-
     template <typename TermList, typename FilterList>
     detail::QueryCache& cache_of() const;
-
     /// each / each_no_entity: `NoEntity` forces the `fn(terms...)` form.
     template <int NoEntity, typename... Terms, typename... Filters, typename Func, typename... Args>
     void each_impl(detail::TypeList<Filters...>, Func& fn, const Args&... args);
 
-    // -- the rooms -----------------------------------------------------------------------------------
+    // -- the rooms --------------------------------------------------------------------------------
 
     EntityIndex entities_;
     ArchetypeGraph graph_;
@@ -713,7 +686,7 @@ private:
     detail::CommandQueue deferred_;
     detail::EventRegistry events_; ///< room: events.hpp; a null pointer until the first send
     detail::NameIndex names_;      ///< room: names.hpp
-    detail::Relations relations_;  ///< room: relation.hpp ([relations])
+    detail::Relations relations_;  ///< room: relation.hpp 
 };
 
 } // namespace ecs
