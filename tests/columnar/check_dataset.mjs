@@ -58,10 +58,10 @@ function same(type, value, text) {
 }
 
 /** Compares the rows a reader gave with expected.json; returns a list of problems. */
-function compare(reader, rows) {
+function compare(reader, rows, wanted = expected) {
   const problems = []
   const byKey = new Map()
-  for (const e of expected) byKey.set(`${e.run_id}|${e.entity_id}|${e.tick}|${e.is_active}`, { e, seen: 0 })
+  for (const e of wanted) byKey.set(`${e.run_id}|${e.entity_id}|${e.tick}|${e.is_active}`, { e, seen: 0 })
   for (const row of rows) {
     const key = `${row.run_id}|${BigInt(row.entity_id)}|${BigInt(row.tick)}|${row.is_active}`
     const entry = byKey.get(key)
@@ -121,7 +121,19 @@ for (const file of files) {
 }
 problems.push(...compare('hyparquet', hyp))
 
-console.log(`${files.length} files, ${expected.length} expected rows; duckdb read ${duck.length}, hyparquet read ${hyp.length}`)
+// The zstd-compressed copy of run r1, when the writer was built with zstd: DuckDB only.
+let zstdRows = 0
+try {
+  statSync(join(folder, 'history_zstd'))
+  const z = `read_parquet('${join(folder, 'history_zstd').split(sep).join('/')}/*/**/*.parquet', hive_partitioning = true, union_by_name = true)`
+  const rows = (await connection.runAndReadAll(`SELECT * FROM ${z}`)).getRowObjectsJS()
+  zstdRows = rows.length
+  problems.push(...compare('duckdb (zstd)', rows, expected.filter((e) => e.run_id === 'r1')))
+} catch (e) {
+  if (e.code !== 'ENOENT') throw e
+}
+
+console.log(`${files.length} files, ${expected.length} expected rows; duckdb read ${duck.length}, hyparquet read ${hyp.length}, duckdb read ${zstdRows} zstd-compressed`)
 if (problems.length) {
   for (const p of problems.slice(0, 50)) console.error(p)
   console.error(`${problems.length} problems`)
