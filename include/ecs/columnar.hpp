@@ -316,22 +316,36 @@ inline void columnar_append_rows(const Archetype& a, const TableSchema& s, const
         ColumnData& d = data[c];
         const ColumnInfo& col = s.columns[c];
         if (c < ROW_COLUMNS) {
-            for (size_t i = 0; i < count; ++i) {
-                switch (c) {
-                case 0: d.append_string(stamp.world_id); break;
-                case 1: d.append_string(stamp.run_id); break;
-                case 2: {
-                    const int64_t id = columnar_entity_id(a.entities[row_at(i)]);
-                    d.append_fixed(&id, 8);
-                    break;
+            // Whole columns at once: the stamp is the same on every row.
+            if (c <= 1) {
+                const std::string& text = c == 0 ? stamp.world_id : stamp.run_id;
+                const size_t at = d.values.size();
+                d.values.resize(at + count * text.size());
+                d.offsets.reserve(d.offsets.size() + count);
+                int32_t end = d.offsets.back();
+                for (size_t i = 0; i < count; ++i) {
+                    if (!text.empty()) std::memcpy(d.values.data() + at + i * text.size(), text.data(), text.size());
+                    end += static_cast<int32_t>(text.size());
+                    d.offsets.push_back(end);
                 }
-                case 3: d.append_fixed(&stamp.tick, 8); break;
-                default: {
-                    const unsigned char yes = 1;
-                    d.append_fixed(&yes, 1);
-                }
+            } else {
+                const size_t width = column_type_width(col.type);
+                const size_t at = d.values.size();
+                d.values.resize(at + count * width);
+                unsigned char* out = d.values.data() + at;
+                if (c == 2) {
+                    for (size_t i = 0; i < count; ++i) {
+                        const int64_t id = columnar_entity_id(a.entities[row_at(i)]);
+                        std::memcpy(out + i * 8, &id, 8);
+                    }
+                } else if (c == 3) {
+                    for (size_t i = 0; i < count; ++i) std::memcpy(out + i * 8, &stamp.tick, 8);
+                } else {
+                    std::memset(out, 1, count);
                 }
             }
+            if (!d.valid.empty()) d.valid.insert(d.valid.end(), count, 1);
+            d.rows += count;
             continue;
         }
         const ComponentColumn& source = a.column(col.component);
