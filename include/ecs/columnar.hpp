@@ -29,8 +29,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "detail/sha256.hpp"
@@ -255,11 +257,49 @@ inline void columnar_field_columns(std::vector<ColumnInfo>& out, ComponentTypeID
 
 namespace detail {
 
+/// A growable byte array whose growth leaves the new bytes uninitialised (std::vector would zero them
+/// first and the recorder overwrites every one of them). Capacity is kept by clear().
+class ByteBuffer {
+public:
+    ByteBuffer() = default;
+    ByteBuffer(ByteBuffer&&) noexcept = default;
+    ByteBuffer& operator=(ByteBuffer&&) noexcept = default;
+
+    [[nodiscard]] size_t size() const noexcept { return size_; }
+    [[nodiscard]] unsigned char* data() noexcept { return data_.get(); }
+    [[nodiscard]] const unsigned char* data() const noexcept { return data_.get(); }
+    [[nodiscard]] unsigned char operator[](size_t i) const noexcept { return data_[i]; }
+    void clear() noexcept { size_ = 0; }
+    /// Appends `n` uninitialised bytes; returns where they start.
+    unsigned char* grow(size_t n) {
+        if (size_ + n > capacity_ || data_ == nullptr) {
+            size_t capacity = capacity_ < 64 ? 64 : capacity_ * 2;
+            while (capacity < size_ + n) capacity *= 2;
+            std::unique_ptr<unsigned char[]> bigger(new unsigned char[capacity]);
+            if (size_ != 0) std::memcpy(bigger.get(), data_.get(), size_);
+            data_ = std::move(bigger);
+            capacity_ = capacity;
+        }
+        unsigned char* at = data_.get() + size_;
+        size_ += n;
+        return at;
+    }
+    void append(const void* p, size_t n) {
+        if (n != 0) std::memcpy(grow(n), p, n);
+    }
+    void push_back(unsigned char b) { *grow(1) = b; }
+
+private:
+    std::unique_ptr<unsigned char[]> data_;
+    size_t size_ = 0;
+    size_t capacity_ = 0;
+};
+
 /// One column's values in Arrow layout: fixed-width values (zeros under nulls) or int32 offsets and
 /// bytes; one validity byte per row while some row is null.
 struct ColumnData {
     ColumnType type = ColumnType::int64;
-    std::vector<unsigned char> values;   ///< fixed width: rows x width bytes; string: the characters
+    ByteBuffer values;                   ///< fixed width: rows x width bytes; string: the characters
     std::vector<int32_t> offsets{0};     ///< string only: rows + 1 offsets into `values`
     std::vector<unsigned char> valid;    ///< empty while no row is null; else 1 byte per row
     size_t rows = 0;
@@ -277,20 +317,19 @@ struct ColumnData {
         ++rows;
     }
     void append_string(std::string_view s) {
-        values.insert(values.end(), s.begin(), s.end());
+        values.append(s.data(), s.size());
         offsets.push_back(static_cast<int32_t>(values.size()));
         mark_valid();
     }
     void append_fixed(const void* p, size_t width) {
-        const auto* b = static_cast<const unsigned char*>(p);
-        values.insert(values.end(), b, b + width);
+        values.append(p, width);
         mark_valid();
     }
     void append_null() {
         if (valid.empty()) valid.assign(rows, 1);
         valid.push_back(0);
         if (type == ColumnType::string) offsets.push_back(offsets.back());
-        else values.resize(values.size() + column_type_width(type), 0);
+        else std::memset(values.grow(column_type_width(type)), 0, column_type_width(type));
         ++rows;
         ++nulls;
     }
@@ -319,20 +358,17 @@ inline void columnar_append_rows(const Archetype& a, const TableSchema& s, const
             // Whole columns at once: the stamp is the same on every row.
             if (c <= 1) {
                 const std::string& text = c == 0 ? stamp.world_id : stamp.run_id;
-                const size_t at = d.values.size();
-                d.values.resize(at + count * text.size());
+                unsigned char* chars = d.values.grow(count * text.size());
                 d.offsets.reserve(d.offsets.size() + count);
                 int32_t end = d.offsets.back();
                 for (size_t i = 0; i < count; ++i) {
-                    if (!text.empty()) std::memcpy(d.values.data() + at + i * text.size(), text.data(), text.size());
+                    if (!text.empty()) std::memcpy(chars + i * text.size(), text.data(), text.size());
                     end += static_cast<int32_t>(text.size());
                     d.offsets.push_back(end);
                 }
             } else {
                 const size_t width = column_type_width(col.type);
-                const size_t at = d.values.size();
-                d.values.resize(at + count * width);
-                unsigned char* out = d.values.data() + at;
+                unsigned char* out = d.values.grow(count * width);
                 if (c == 2) {
                     for (size_t i = 0; i < count; ++i) {
                         const int64_t id = columnar_entity_id(a.entities[row_at(i)]);
@@ -363,14 +399,26 @@ inline void columnar_append_rows(const Archetype& a, const TableSchema& s, const
             }
         } else {
             const size_t width = column_type_width(col.type);
-            const size_t at = d.values.size();
-            d.values.resize(at + count * width);
-            unsigned char* out = d.values.data() + at;
+            unsigned char* out = d.values.grow(count * width);
             if (col.type == ColumnType::boolean) {
                 // bool objects may hold any non-zero byte for true in principle: normalise to 0/1.
                 for (size_t i = 0; i < count; ++i) out[i] = base[row_at(i) * stride] != 0 ? 1 : 0;
             } else {
-                for (size_t i = 0; i < count; ++i) std::memcpy(out + i * width, base + row_at(i) * stride, width);
+                // A constant size per case: each copy compiles to one load and one store.
+                const auto gather = [&](auto w) {
+                    constexpr size_t W = decltype(w)::value;
+                    if (rows == nullptr) {
+                        for (size_t i = 0; i < count; ++i) std::memcpy(out + i * W, base + i * stride, W);
+                    } else {
+                        for (size_t i = 0; i < count; ++i) std::memcpy(out + i * W, base + size_t(rows[i]) * stride, W);
+                    }
+                };
+                switch (width) {
+                case 1: gather(std::integral_constant<size_t, 1>{}); break;
+                case 2: gather(std::integral_constant<size_t, 2>{}); break;
+                case 4: gather(std::integral_constant<size_t, 4>{}); break;
+                default: gather(std::integral_constant<size_t, 8>{}); break;
+                }
             }
             if (!d.valid.empty()) d.valid.insert(d.valid.end(), count, 1);
             d.rows += count;
@@ -456,7 +504,7 @@ inline void columnar_release_array(ArrowArray* array) {
     array->release = nullptr;
 }
 
-inline std::vector<unsigned char> arrow_pack_bits(const std::vector<unsigned char>& bytes, size_t rows) {
+inline std::vector<unsigned char> arrow_pack_bits(const unsigned char* bytes, size_t rows) {
     std::vector<unsigned char> bits((rows + 7) / 8 + 1, 0); // +1: never an empty buffer
     for (size_t i = 0; i < rows; ++i)
         if (bytes[i] != 0) bits[i / 8] = static_cast<unsigned char>(bits[i / 8] | (1u << (i % 8)));
@@ -467,17 +515,17 @@ inline std::vector<unsigned char> arrow_pack_bits(const std::vector<unsigned cha
 inline void arrow_fill_column(ArrowArray* array, ColumnData&& data) {
     auto* p = new ArrowArrayPrivate{std::move(data), {}, {}, {}, {}};
     const size_t rows = p->data.rows;
-    if (!p->data.valid.empty()) p->validity = arrow_pack_bits(p->data.valid, rows);
+    if (!p->data.valid.empty()) p->validity = arrow_pack_bits(p->data.valid.data(), rows);
     p->buffers.push_back(p->validity.empty() ? nullptr : p->validity.data());
     if (p->data.type == ColumnType::boolean) {
-        p->bits = arrow_pack_bits(p->data.values, rows);
+        p->bits = arrow_pack_bits(p->data.values.data(), rows);
         p->buffers.push_back(p->bits.data());
     } else if (p->data.type == ColumnType::string) {
         p->data.values.push_back(0); // never a null data pointer
         p->buffers.push_back(p->data.offsets.data());
         p->buffers.push_back(p->data.values.data());
     } else {
-        p->data.values.reserve(1);
+        p->data.values.grow(0);
         p->buffers.push_back(p->data.values.data());
     }
     *array = ArrowArray{static_cast<int64_t>(rows), static_cast<int64_t>(p->data.nulls), 0,
