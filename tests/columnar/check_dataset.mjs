@@ -121,6 +121,17 @@ for (const file of files) {
 }
 problems.push(...compare('hyparquet', hyp))
 
+// Run r1 again, one file per tick under tick=<t>/ (a third Hive key, also a file column): DuckDB.
+let byTickRows = 0
+{
+  const z = `read_parquet('${join(folder, 'history_by_tick').split(sep).join('/')}/*/**/*.parquet', hive_partitioning = true, union_by_name = true)`
+  const rows = (await connection.runAndReadAll(`SELECT * FROM ${z}`)).getRowObjectsJS()
+  byTickRows = rows.length
+  problems.push(...compare('duckdb (by tick)', rows, expected.filter((e) => e.run_id === 'r1')))
+  const ticks = (await connection.runAndReadAll(`SELECT count(DISTINCT filename) AS n FROM read_parquet('${join(folder, 'history_by_tick').split(sep).join('/')}/*/**/*.parquet', hive_partitioning = true, filename = true)`)).getRowObjectsJS()
+  if (Number(ticks[0].n) < 4) problems.push(`duckdb (by tick): ${ticks[0].n} files`)
+}
+
 // The zstd-compressed copy of run r1, when the writer was built with zstd: DuckDB only.
 let zstdRows = 0
 try {
@@ -133,7 +144,7 @@ try {
   if (e.code !== 'ENOENT') throw e
 }
 
-console.log(`${files.length} files, ${expected.length} expected rows; duckdb read ${duck.length}, hyparquet read ${hyp.length}, duckdb read ${zstdRows} zstd-compressed`)
+console.log(`${files.length} files, ${expected.length} expected rows; duckdb read ${duck.length}, hyparquet read ${hyp.length}, duckdb read ${zstdRows} zstd-compressed and ${byTickRows} by tick`)
 if (problems.length) {
   for (const p of problems.slice(0, 50)) console.error(p)
   console.error(`${problems.length} problems`)

@@ -131,11 +131,13 @@ std::string expected_row(ecs::World& w, ecs::Entity e, const std::string& run, i
 
 /// One run: three entities, values changing each tick, a move at tick 1 and a destroy at tick 2.
 void run(const std::filesystem::path& root, const std::string& run_id, int seed, std::vector<std::string>& expected,
-         const char* history = "history", ecs::Compression compression = ecs::Compression::none) {
+         const char* history = "history", ecs::Compression compression = ecs::Compression::none,
+         bool by_tick = false) {
     ecs::World w;
     ecs::RecorderOptions o;
     o.root = (root / history).string();
     o.compression = compression;
+    o.partition_by_tick = by_tick;
     o.world_id = "w1";
     o.run_id = run_id;
     o.ticks_per_file = 2; // two files per table and run: several files for the readers to union
@@ -203,10 +205,14 @@ int main(int argc, char** argv) {
     std::error_code ec;
     std::filesystem::remove_all(root / "history", ec);
     std::filesystem::remove_all(root / "history_zstd", ec);
+    std::filesystem::remove_all(root / "history_by_tick", ec);
     std::filesystem::create_directories(root, ec);
     std::vector<std::string> expected;
     run(root, "r1", 1, expected);
     run(root, "r2", 2, expected);
+    // Run r1 again with one file per tick under tick=<t>/: check_dataset.mjs reads it with DuckDB.
+    std::vector<std::string> by_tick;
+    run(root, "r1", 1, by_tick, "history_by_tick", ecs::Compression::none, true);
 #ifdef ECS_PARQUET_ZSTD
     // Run r1 again, zstd-compressed, into its own root: check_dataset.mjs reads it with DuckDB (hyparquet
     // needs an extra package for zstd) and expects the rows of r1.
