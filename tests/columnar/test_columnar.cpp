@@ -409,6 +409,37 @@ TEST_CASE("columnar: changed mode writes entered and changed rows only", "[colum
     CHECK(f.columns[size_t(column_of(f, "game__player__name"))][2].s == "bee");
 }
 
+TEST_CASE("columnar: changed mode records a move as a row in each table", "[columnar]") {
+    const fs::path root = scratch("changed_move");
+    ecs::World w;
+    const ecs::Entity a = w.create_with(ColPos{1, 1});
+    const ecs::Entity b = w.create_with(ColPos{2, 2});
+    ecs::RecorderOptions o;
+    o.root = root.string();
+    o.mode = ecs::RecordMode::changed;
+    o.ticks_per_file = 0;
+    ecs::Recorder rec(w, o);
+    rec.record(1);
+    w.add(a, ColVel{0, 0}); // a leaves {ColPos} for {ColPos, ColVel}, values unchanged
+    rec.record(2);
+    rec.record(3); // nothing
+    REQUIRE(rec.flush());
+    CHECK(rec.stats().rows == 4); // a, b at 1; a inactive in {ColPos} and active in {ColPos, ColVel} at 2
+    size_t active_at_2 = 0, inactive_at_2 = 0;
+    for (const auto& f : read_all(root)) {
+        const pqtest::File& p = f.second;
+        for (size_t r = 0; r < size_t(p.num_rows); ++r) {
+            if (p.columns[size_t(column_of(p, "tick"))][r].i != 2) continue;
+            CHECK(p.columns[size_t(column_of(p, "entity_id"))][r].i == ((int64_t(a.generation) << 32) | a.index));
+            if (p.columns[size_t(column_of(p, "is_active"))][r].i == 1) ++active_at_2;
+            else ++inactive_at_2;
+        }
+    }
+    CHECK(active_at_2 == 1);
+    CHECK(inactive_at_2 == 1);
+    CHECK(w.alive(b));
+}
+
 TEST_CASE("columnar: partition_by_tick writes one file per tick under tick=<t>", "[columnar]") {
     const fs::path root = scratch("by_tick");
     ecs::World w;
