@@ -18,6 +18,11 @@
 #include <string>
 #include <vector>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <csignal>
+#include <sys/resource.h>
+#endif
+
 #include "../catch.hpp"
 #include "../counting.hpp"
 #include "parquet_reader.hpp"
@@ -526,6 +531,42 @@ TEST_CASE("columnar: an unwritable root or a bad id is an error from flush, not 
     CHECK_FALSE(rec2.flush());
     CHECK(files_under(root) == std::vector<std::string>{"file"});
 }
+
+#if defined(__unix__) || defined(__APPLE__)
+TEST_CASE("columnar: a full disk is an error from flush; published files stay valid", "[columnar]") {
+    const fs::path root = scratch("full_disk");
+    ecs::World w;
+    for (int i = 0; i < 2000; ++i) w.create_with(ColPos{float(i), 0});
+    ecs::RecorderOptions o;
+    o.root = root.string();
+    o.ticks_per_file = 0;
+    ecs::Recorder rec(w, o);
+    rec.record(1);
+    REQUIRE(rec.flush()); // one complete file first
+    // The "disk" fills: a file size limit makes every write past 4 KiB fail (EFBIG; SIGXFSZ ignored).
+    rlimit old{};
+    getrlimit(RLIMIT_FSIZE, &old);
+    void (*previous)(int) = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small = old;
+    small.rlim_cur = 4096;
+    setrlimit(RLIMIT_FSIZE, &small);
+    rec.record(2);
+    const bool flushed = rec.flush();
+    setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, previous);
+    CHECK_FALSE(flushed);
+    CHECK(rec.stats().error.find("cannot write") != std::string::npos);
+    CHECK(rec.stats().files == 1);
+    const auto all = files_under(root);
+    REQUIRE(all.size() == 2); // _schema.json and the first file: no temporary left, no partial file
+    CHECK(all[1].substr(all[1].rfind('/')) == "/part-1-1.parquet");
+    CHECK(read_all(root)[0].second.num_rows == 2000);
+    // Space again: recording goes on.
+    rec.record(3);
+    CHECK(rec.flush());
+    CHECK(rec.stats().files == 2);
+}
+#endif
 
 TEST_CASE("columnar: the test-side reader refuses damaged files", "[columnar]") {
     const fs::path root = scratch("damaged");
