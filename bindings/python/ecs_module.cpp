@@ -43,6 +43,7 @@ inline void note_failed_assert(const char* message) noexcept {
 
 #include "demo_types.hpp"
 #include "py_layout.hpp"
+#include "py_columnar.hpp" // [columnar] World.columns, World.to_records
 
 namespace py = pybind11;
 
@@ -673,6 +674,36 @@ PYBIND11_MODULE(ecs, m) {
             w.require_alive(e);
             return ecs::to_json(w.world, e);
         }, py::arg("entity"), "The entity's reflected components as JSON text")
+        // ---- [columnar] numpy views of a component's columns; the Recorder's columns as arrays ----
+        .def("columns", [](const PyWorld& w, const std::string& name) {
+            const Binding& b = binding(name);
+            if (ecs::component_info(b.id).tag || !ecs::reflected(b.id))
+                value_error(name + " has no reflected fields to view");
+            return columnar_columns(w.world, b.id, ecs::fields(b.id));
+        }, py::arg("component"),
+             "One read-only numpy structured array per table holding the component, viewing the world's "
+             "memory (valid until the next structural change)")
+        .def("to_records", [](const PyWorld& w, const std::string& names) {
+            std::vector<ecs::ComponentTypeID> ids;
+            size_t begin = 0;
+            while (begin <= names.size()) {
+                size_t end = names.find(',', begin);
+                if (end == std::string::npos) end = names.size();
+                std::string name = names.substr(begin, end - begin);
+                name.erase(0, name.find_first_not_of(" \t"));
+                name.erase(name.find_last_not_of(" \t") + 1);
+                if (name.empty()) value_error("to_records: empty component name in \"" + names + "\"");
+                const Binding& b = binding(name);
+                if (!ecs::reflected(b.id) && !ecs::component_info(b.id).tag) value_error(name + " is not reflected");
+                if (std::find(ids.begin(), ids.end(), b.id) != ids.end()) value_error("to_records lists " + name + " twice");
+                ids.push_back(b.id);
+                begin = end + 1;
+            }
+            return columnar_records(w.world, ids);
+        }, py::arg("components"),
+             "{column: numpy array} for every entity having all the comma-separated components, named as "
+             "the Recorder's columns (entity_id, position__x, ...)")
+        // ---- [/columnar] ----
         .def("check_invariants", [](const PyWorld& w) { return w.world.check_invariants(); });
 
     m.def("register_component", &declare_component, py::arg("name"), py::arg("fields"),
