@@ -1,6 +1,6 @@
 /**
  * @file ecs/columnar.hpp
- * @brief **[Addition (2.0)]** The world as tables: `table_schema(world, archetype)` names an
+ * @brief The world as tables: `table_schema(world, archetype)` names an
  *        archetype's table and its columns, `export_arrow(...)` hands its rows out through the Arrow
  *        C data interface.
  *

@@ -1,6 +1,6 @@
 /**
  * @file ecs/parquet.hpp
- * @brief **[Addition (2.0)]** `ecs::Recorder`: the world's history, tick by tick, as a Hive-partitioned
+ * @brief `ecs::Recorder`: the world's history, tick by tick, as a Hive-partitioned
  *        Parquet dataset that DuckDB, Spark, Polars or pandas read as they are.
  *
  * @code
