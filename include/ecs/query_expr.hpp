@@ -187,6 +187,39 @@ struct RowFilter {
     Entity target = INVALID_ENTITY;              ///< pair: the target
 };
 
+/// The rows of one run over table columns only: `fn(entity, values)` per row, value i at `ptrs[i]`
+/// advanced by `strides[i]` (0 for an absent term, whose pointer stays null). The values live in a
+/// full-size local array: compilers see no access past its end whatever the count, and, the array
+/// being local, keep its live elements in registers once `fn` is inlined.
+template <typename Func>
+ECS_FORCEINLINE void run_columns(Func& fn, const Entity* entities, size_t rows, void* const* ptrs, const size_t* strides,
+                                 size_t count) {
+    void* values[MAX_QUERY_TERMS] = {};
+    for (size_t i = 0; i < count; ++i) values[i] = ptrs[i];
+    for (size_t r = 0; r < rows; ++r) {
+        fn(entities[r], static_cast<void* const*>(values));
+        for (size_t i = 0; i < count; ++i) values[i] = static_cast<uint8_t*>(values[i]) + strides[i];
+    }
+}
+/// run_columns for a count known at compile time (1 to 4 value terms: the loops unroll).
+template <size_t N, typename Func>
+ECS_FORCEINLINE void run_fixed_columns(Func& fn, const Entity* entities, size_t rows, void* const* ptrs, const size_t* strides) {
+    void* values[MAX_QUERY_TERMS] = {};
+    uint8_t* p[N];
+    size_t s[N];
+    for (size_t i = 0; i < N; ++i) {
+        p[i] = static_cast<uint8_t*>(ptrs[i]);
+        s[i] = strides[i];
+    }
+    for (size_t r = 0; r < rows; ++r) {
+        for (size_t i = 0; i < N; ++i) {
+            values[i] = p[i];
+            p[i] += s[i];
+        }
+        fn(entities[r], static_cast<void* const*>(values));
+    }
+}
+
 /// Up to this many levels an up term climbs.
 inline constexpr size_t MAX_UP_LEVELS = 64;
 
@@ -344,28 +377,12 @@ private:
             }
             const Entity* entities = a.entities.data() + begin;
             if (ECS_LIKELY(!row_tested_)) {
-                if (count == 2) {
-                    uint8_t* p0 = static_cast<uint8_t*>(ptrs[0]);
-                    uint8_t* p1 = static_cast<uint8_t*>(ptrs[1]);
-                    const size_t s0 = strides[0];
-                    const size_t s1 = strides[1];
-                    for (size_t r = 0; r < rows; ++r, p0 += s0, p1 += s1) {
-                        void* const values[2] = {p0, p1};
-                        fn(entities[r], static_cast<void* const*>(values));
-                    }
-                } else if (count == 1) {
-                    uint8_t* p0 = static_cast<uint8_t*>(ptrs[0]);
-                    const size_t s0 = strides[0];
-                    for (size_t r = 0; r < rows; ++r, p0 += s0) {
-                        void* const values[1] = {p0};
-                        fn(entities[r], static_cast<void* const*>(values));
-                    }
-                } else {
-                    for (size_t r = 0; r < rows; ++r) {
-                        fn(entities[r], static_cast<void* const*>(ptrs));
-                        for (size_t i = 0; i < count; ++i)
-                            if (ptrs[i] != nullptr) ptrs[i] = static_cast<uint8_t*>(ptrs[i]) + strides[i];
-                    }
+                switch (count) {
+                case 1: detail::run_fixed_columns<1>(fn, entities, rows, ptrs, strides); break;
+                case 2: detail::run_fixed_columns<2>(fn, entities, rows, ptrs, strides); break;
+                case 3: detail::run_fixed_columns<3>(fn, entities, rows, ptrs, strides); break;
+                case 4: detail::run_fixed_columns<4>(fn, entities, rows, ptrs, strides); break;
+                default: detail::run_columns(fn, entities, rows, ptrs, strides, count); break;
                 }
                 return;
             }
