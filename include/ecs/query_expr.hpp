@@ -29,7 +29,8 @@
  * terms of tracked types are stamped changed. The matching archetypes are cached (a detail::QueryCache
  * extended as archetypes are created) and each run walks their columns.
  *
- * A DynamicQuery refers to its world: the world must outlive it and stay at its address.
+ * A DynamicQuery refers to its world: the world must outlive it and stay at its address, and must
+ * not be given another world's state (move assignment) while the query is kept: parse again then.
  *
  * Thread-safety: as a typed query run on the same world; one DynamicQuery must not run on two
  * threads at once (its cache is brought up to date by each run).
@@ -232,8 +233,9 @@ inline constexpr size_t MAX_UP_LEVELS = 64;
 class DynamicQuery {
 public:
     DynamicQuery() = default;
-    DynamicQuery(DynamicQuery&&) noexcept = default;
-    DynamicQuery& operator=(DynamicQuery&&) noexcept = default;
+    /// A moved-from query is invalid (converts to false, matches nothing).
+    DynamicQuery(DynamicQuery&& other) noexcept = default;
+    DynamicQuery& operator=(DynamicQuery&& other) noexcept = default;
     DynamicQuery(const DynamicQuery&) = delete;
     DynamicQuery& operator=(const DynamicQuery&) = delete;
 
@@ -264,6 +266,11 @@ public:
         if (!*this) return;
         if (!ECS_CHECK(!detail::QueryTextWorld::shared(*world_), "DynamicQuery::each: not available inside a parallel section"))
             return;
+#if ECS_ASSERT_ENABLED
+        if (ECS_UNLIKELY(detail::current_access != nullptr)) // inside a Schedule system: its declared access
+            for (const detail::ValueTerm& v : values_)
+                if (detail::access_refused(v.id, v.write, component_info(v.id).name)) return;
+#endif
         refresh();
         detail::IterationScope scope(detail::QueryTextWorld::scope_depth(*world_));
         run(fn);
@@ -291,7 +298,8 @@ private:
 
     using Cache = detail::QueryCache;
 
-    /// Starts over when the world's archetypes are not the ones cached (the world was replaced).
+    /// Brings the cache up to date. A cheap guard starts over when the world visibly holds other
+    /// archetypes than those cached (fewer, or another first one); see the @pre of query_expr.
     void refresh() {
         const ArchetypeGraph& graph = detail::QueryTextWorld::graph(*world_);
         if (cache_.scanned > graph.size() || (cache_.scanned != 0 && graph[0] != first_archetype_)) {
@@ -413,7 +421,24 @@ private:
         });
     }
 
-    World* world_ = nullptr;
+    /// The world; null in a default-constructed or moved-from query.
+    struct WorldRef {
+        World* world = nullptr;
+        WorldRef() = default;
+        WorldRef(WorldRef&& other) noexcept : world(other.world) { other.world = nullptr; }
+        WorldRef& operator=(WorldRef&& other) noexcept {
+            World* w = other.world;
+            other.world = nullptr;
+            world = w;
+            return *this;
+        }
+        WorldRef(const WorldRef&) = delete;
+        WorldRef& operator=(const WorldRef&) = delete;
+        World& operator*() const noexcept { return *world; }
+        bool operator!=(std::nullptr_t) const noexcept { return world != nullptr; }
+    };
+
+    WorldRef world_;
     std::string error_;
     size_t error_offset_ = 0;
     std::vector<QueryTerm> terms_;
@@ -429,11 +454,12 @@ private:
  * @return a query that converts to false, with error() and error_offset() set, when the text is
  *         malformed or names an unknown component, relationship or entity. Never throws or asserts.
  *         Entity names in pair targets are looked up now, once.
+ * @pre `world` outlives the query, is not moved, and is not move-assigned while the query is kept.
  * Complexity: O(text) plus O(component types) per name that is not a registered name.
  */
 inline DynamicQuery query_expr(World& world, std::string_view text) {
     DynamicQuery q;
-    q.world_ = &world;
+    q.world_.world = &world;
     detail::TextQuery parsed = detail::parse_query_text(text);
     auto fail = [&](std::string message, size_t at) {
         q.error_ = std::move(message) + " at byte " + std::to_string(at);
