@@ -642,3 +642,20 @@ TEST_CASE("query_expr: counted lifetimes are left alone", "[query_expr]") {
     CHECK(ecs_test::life().bad_destroys == 0);
     CHECK(ecs_test::life().live.empty());
 }
+
+TEST_CASE("query_expr: with a row filter, only the rows that pass are stamped changed", "[query_expr]") {
+    ecs::World w;
+    w.track_changes<QePosition>();
+    const ecs::Entity a = w.create_with(QePosition{}, QeHealth{});
+    const ecs::Entity b = w.create_with(QePosition{}, QeHealth{});
+    w.add(a, QePlayer{});
+    w.add(b, QeEnemy{});
+    w.disable<QeEnemy>(b); // b fails the any-of below
+    auto changed = w.query<const QePosition>(ecs::Changed<QePosition>{});
+    changed.each([](const QePosition&) {});
+    ecs::DynamicQuery q = ecs::query_expr(w, "QePosition, QePlayer|QeEnemy");
+    CHECK(entities_of(run(q)) == std::vector<ecs::Entity>{a});
+    std::vector<ecs::Entity> seen;
+    changed.each([&](ecs::Entity e, const QePosition&) { seen.push_back(e); });
+    CHECK(seen == std::vector<ecs::Entity>{a});
+}

@@ -104,19 +104,12 @@ inline const RelationTypeInfo* relation_type_of_component(ComponentTypeID id) {
 
 struct QueryTextWorld {
     static const ArchetypeGraph& graph(const World& w) noexcept { return WorldAccess::graph(w); }
-    static const QueryEngine& queries(const World& w) noexcept { return WorldAccess::queries(w); }
     /// The record of a live `e`, or nullptr.
     static const EntityRecord* record(const World& w, Entity e) noexcept {
         const PodArray<EntityRecord>& records = WorldAccess::records(w);
         if (e.index == 0 || e.index >= records.size()) return nullptr;
         const EntityRecord& r = records[e.index];
         return r.live() && r.generation == e.generation ? &r : nullptr;
-    }
-    /// The live entity of slot `index`, or INVALID_ENTITY.
-    static Entity entity_of_slot(const World& w, uint32_t index) noexcept {
-        const PodArray<EntityRecord>& records = WorldAccess::records(w);
-        if (index == 0 || index >= records.size() || !records[index].live()) return INVALID_ENTITY;
-        return Entity{index, records[index].generation};
     }
     /// The address of `e`'s component `id` when present and enabled, else nullptr (no change stamp).
     static void* value(const World& w, Entity e, ComponentTypeID id, bool sparse) noexcept {
@@ -184,6 +177,7 @@ struct ValueTerm {
 struct RowFilter {
     bool any_of = false;
     std::vector<ComponentTypeID> ids;            ///< any_of: the alternatives
+    std::vector<uint8_t> sparse;                 ///< any_of: per alternative, 1 when it is sparse
     const RelationTypeInfo* relation = nullptr;  ///< pair: R (nullptr: ecs::Parent)
     Entity target = INVALID_ENTITY;              ///< pair: the target
 };
@@ -326,8 +320,8 @@ private:
         for (const detail::RowFilter& f : filters_) {
             if (f.any_of) {
                 bool any = false;
-                for (const ComponentTypeID id : f.ids) {
-                    if (detail::QueryTextWorld::value(*world_, e, id, component_info(id).sparse) != nullptr) {
+                for (size_t k = 0; k < f.ids.size(); ++k) {
+                    if (detail::QueryTextWorld::value(*world_, e, f.ids[k], f.sparse[k] != 0) != nullptr) {
                         any = true;
                         break;
                     }
@@ -380,7 +374,7 @@ private:
                 const ComponentColumn& c = a.column(t.id);
                 ptrs[i] = c.data + begin * c.elem_size;
                 strides[i] = c.elem_size;
-                if (t.write && ECS_UNLIKELY(stamp))
+                if (t.write && ECS_UNLIKELY(stamp) && !row_tested_) // row-tested runs stamp the rows that pass
                     if (detail::TickColumn* tc = a.ticks_of(t.id)) tc->touch_range(begin, rows, a.ticks.now());
             }
             const Entity* entities = a.entities.data() + begin;
@@ -404,6 +398,7 @@ private:
                     case detail::ValueSource::table:
                     case detail::ValueSource::table_optional:
                         row_values[i] = ptrs[i] != nullptr ? static_cast<uint8_t*>(ptrs[i]) + r * strides[i] : nullptr;
+                        if (ECS_UNLIKELY(stamp) && t.write && row_values[i] != nullptr) a.touch(t.id, begin + r);
                         break;
                     case detail::ValueSource::sparse:
                     case detail::ValueSource::sparse_optional: {
@@ -560,6 +555,7 @@ inline DynamicQuery query_expr(World& world, std::string_view text) {
                 for (const ComponentTypeID seen : f.ids)
                     if (seen == id) return fail("component " + detail::quote_word(w.text) + " is listed twice in an any-of term", w.offset);
                 f.ids.push_back(id);
+                f.sparse.push_back(component_info(id).sparse ? 1 : 0);
                 if (!term.name.empty()) term.name += '|';
                 term.name += w.text;
             }
