@@ -4,7 +4,7 @@
  *        two value terms against world.each<Position, Velocity>, the same with a filter and an
  *        optional term, count(), and the cost of parsing and resolving a text.
  *
- * Target (ROADMAP 2.0 K): DynamicQuery::each over two value terms <= 1.3x the typed each at 1M
+ * Target: DynamicQuery::each over two value terms <= 1.3x the typed each at 1M
  * (read the median ratio of BM_QueryExpr_EachDynamic to BM_QueryExpr_EachTyped in one run, e.g.
  * `--benchmark_filter=QueryExpr_Each --benchmark_repetitions=10`).
  */
