@@ -626,4 +626,6 @@ inline DynamicQuery query_expr(World& world, std::string_view text) {
     return q;
 }
 
+inline DynamicQuery World::query_expr(std::string_view text) { return ecs::query_expr(*this, text); }
+
 } // namespace ecs

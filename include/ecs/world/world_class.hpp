@@ -56,6 +56,7 @@ namespace ecs {
 
 class World;
 class DeferredProxy;
+class DynamicQuery;
 
 namespace detail {
 
@@ -421,13 +422,15 @@ public:
     [[nodiscard]] Query<Terms...> query(Filters... filters);
 
     /**
-     * @brief each, with `fn` running concurrently for different entities through `executor`
-     *: `world.each_par<Position, const Velocity>(pool, ecs::Without<Frozen>{}, fn)`.
+     * @brief each, with `fn` running concurrently for different entities through `executor`:
+     *        `world.each_par<Position, const Velocity>(pool, ecs::Without<Frozen>{}, fn)`.
      *        Needs ecs/parallel.hpp (ecs/each_par.hpp states the rules). Change filters are refused
      *        at compile time (a handle's progress is per handle: use a query handle's each).
      */
     template <typename... Terms, typename... Args>
     void each_par(Executor& executor, Args&&... args);
+    /// @brief The query text `text` parsed against this world (section K); needs ecs/query_expr.hpp.
+    [[nodiscard]] DynamicQuery query_expr(std::string_view text);
 
     /// @brief True while a query callback runs.
     [[nodiscard]] bool iterating() const noexcept { return queries_.iterating(); }
