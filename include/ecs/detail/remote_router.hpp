@@ -81,6 +81,7 @@ struct RemoteResponse {
     int status = 200;
     std::string content_type = "application/json";
     std::string body;
+    std::string watch_expr; ///< /api/watch accepted: the transport opens an event stream for it
 };
 
 /// Per-system timings shown under /api/systems.
@@ -499,6 +500,23 @@ private:
         return found;
     }
 
+    /// The parent shown in trees: the Parent component's entity, else the target of the first
+    /// exclusive relationship of `e`; INVALID_ENTITY when neither is alive.
+    Entity parent_of(Entity e) const {
+        const World& w = *world_;
+        if (has_component(e, component_id<Parent>())) {
+            const auto* parent = static_cast<const Parent*>(w.get_raw(e, component_id<Parent>()));
+            if (parent != nullptr && w.alive(parent->entity)) return parent->entity;
+        }
+        Entity found = INVALID_ENTITY;
+        WorldAccess::relations(*world_).each_index([&](const RelationIndex& index) {
+            if (found != INVALID_ENTITY || !index.info().exclusive) return;
+            const LinkList* targets = index.targets_of(e.index);
+            if (targets != nullptr && !targets->empty() && w.alive((*targets)[0].other)) found = (*targets)[0].other;
+        });
+        return found;
+    }
+
     static void write_name(std::string& out, ComponentTypeID id) { json_write_string(out, component_info(id).name); }
 
     // ---- GET routes --------------------------------------------------------------------------
@@ -667,7 +685,11 @@ private:
                 first = false;
                 write_name(b, id);
             });
-            b += "]}";
+            b += "],\"parent\":";
+            const Entity parent = parent_of(e);
+            if (parent != INVALID_ENTITY) write_id(b, parent);
+            else b += "null";
+            b += '}';
         }
         b += "]}";
     }
@@ -717,8 +739,8 @@ private:
             b += ']';
         });
         b += "},\"parent\":";
-        const Parent* parent = has_component(e, component_id<Parent>()) ? static_cast<const Parent*>(w.get_raw(e, component_id<Parent>())) : nullptr;
-        if (parent != nullptr && w.alive(parent->entity)) write_id(b, parent->entity);
+        const Entity parent = parent_of(e);
+        if (parent != INVALID_ENTITY) write_id(b, parent);
         else b += "null";
         b += ",\"children\":[";
         const Children* children = has_component(e, component_id<Children>()) ? static_cast<const Children*>(w.get_raw(e, component_id<Children>())) : nullptr;
@@ -919,9 +941,10 @@ private:
             error(out, 400, "bad expression at byte " + std::to_string(err_at) + ": " + err);
             return;
         }
-        // Over plain HTTP (no stream) the answer is the first event.
+        // Without a stream (the router alone) the answer is the first event.
         out.content_type = "application/json";
         out.body = watch_event(state);
+        out.watch_expr = *expr;
     }
 
     // ---- Writes --------------------------------------------------------------------------------
@@ -1091,6 +1114,10 @@ private:
         } else if (method == "PUT") {
             if (!reflected(id)) {
                 error(out, 400, "component '" + component + "' has no reflected fields (ECS_REFLECT)");
+                return;
+            }
+            if (body.find_first_not_of(" \t\r\n") == std::string::npos) {
+                error(out, 400, "PUT needs a body: a JSON object of fields");
                 return;
             }
             // The new value is the current one with the body's fields, made outside the world; then
