@@ -187,6 +187,7 @@ TEST_CASE("remote: error codes", "[remote]") {
     SECTION("404 unknown route, 405 wrong method") {
         RemoteRouter r(s.world, writable());
         for (const char* p : {"/api/nothing", "/nothing", "/api/entity/hero/Position/x", "/api//world", "/api"}) CHECK(call(r, "GET", p).status == 404);
+        CHECK(call(r, "GET", "/api/").status == 404);
         CHECK(call(r, "POST", "/api/world").status == 405);
         CHECK(call(r, "PATCH", "/api/entity/hero/Position").status == 405);
         CHECK(call(r, "DELETE", "/api/entities").status == 405);

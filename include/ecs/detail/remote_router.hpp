@@ -37,6 +37,7 @@
 #include "../ecs.hpp"
 #include "../inspect.hpp"
 #include "../json.hpp"
+#include "../query_expr.hpp"
 #include "../reflect.hpp"
 #include "../runtime.hpp"
 #include "../schedule.hpp"
@@ -44,15 +45,6 @@
 #include "remote_json.hpp"
 #include "remote_page.hpp"
 
-#if defined(__has_include)
-#  if __has_include("../query_expr.hpp")
-#    include "../query_expr.hpp"
-#    define ECS_REMOTE_HAS_QUERY 1
-#  endif
-#endif
-#ifndef ECS_REMOTE_HAS_QUERY
-#  define ECS_REMOTE_HAS_QUERY 0
-#endif
 
 namespace ecs {
 
@@ -390,6 +382,7 @@ private:
             else if (end < path.size()) return Route::unknown; // "//": an empty segment
             i = end + 1;
         }
+        if (seg.size() < 2) return Route::unknown; // "/api/" alone
         if (seg.size() == 2) {
             const std::string_view s = seg[1];
             if (s == "world") return Route::world;
@@ -538,8 +531,6 @@ private:
         b += ",\"frame\":" + std::to_string(frame_);
         b += ",\"writes\":";
         b += options_.allow_writes ? "true" : "false";
-        b += ",\"query\":";
-        b += ECS_REMOTE_HAS_QUERY ? "true" : "false";
         b += '}';
     }
 
@@ -801,29 +792,37 @@ private:
 
     // ---- Query text ----------------------------------------------------------------------------
 
-    /// Runs `expr`, calling `row(e, values_json)` for each match. False with a message and offset
-    /// when the expression is bad (or query text is not available).
+    /// Runs `expr` (query text, ecs/query_expr.hpp), calling `row(e, values_json)` for each match.
+    /// False with a message and byte offset when the expression is bad.
     template <typename Row>
     bool run_query(const std::string& expr, Row&& row, std::string& err, size_t& err_at) {
-#if ECS_REMOTE_HAS_QUERY
-        auto q = query_expr(*world_, expr);
-        if (!q) {
-            err = std::string(q.error());
-            err_at = q.error_offset();
+        DynamicQuery parsed = query_expr(*world_, expr);
+        if (!parsed) {
+            err = parsed.error();
+            err_at = parsed.error_offset();
             return false;
         }
-        std::vector<ComponentTypeID> ids;
-        std::vector<bool> show;
-        for (const auto& t : q.terms()) {
-            ids.push_back(t.id);
-            show.push_back(t.id < ECS_MAX_COMPONENTS && reflected(t.id));
+        // The inspector only looks: plain terms become `[in]` terms, so that a query or a watch
+        // does not stamp tracked components changed (errors above still point into the user's text).
+        std::string readonly;
+        for (const QueryTerm& t : parsed.terms()) {
+            if (!readonly.empty()) readonly += ", ";
+            if (t.kind == TermKind::with) readonly += "[in] ";
+            readonly += t.name;
         }
+        DynamicQuery q = query_expr(*world_, readonly);
+        if (!q) q = std::move(parsed); // a form the rewrite does not keep: run the text as written
+        std::vector<ComponentTypeID> ids; // one per value term, in the order of `values`
+        for (const QueryTerm& t : q.terms())
+            if (t.access != TermAccess::none) ids.push_back(t.id);
         std::string text;
         q.each([&](Entity e, void* const* values) {
             text = "{";
             bool first = true;
             for (size_t i = 0; i < ids.size(); ++i) {
-                if (!show[i] || values == nullptr || values[i] == nullptr) continue;
+                if (values == nullptr || values[i] == nullptr || ids[i] >= ECS_MAX_COMPONENTS || !reflected(ids[i])) continue;
+                if (std::find(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(i), ids[i]) != ids.begin() + static_cast<std::ptrdiff_t>(i))
+                    continue; // a component named twice is shown once
                 if (!first) text += ',';
                 first = false;
                 write_name(text, ids[i]);
@@ -834,61 +833,6 @@ private:
             row(e, text);
         });
         return true;
-#else
-        // Without query text: a comma-separated list of component names, all required.
-        std::vector<ComponentTypeID> ids;
-        std::string_view rest = expr;
-        size_t at = 0;
-        while (!rest.empty()) {
-            const size_t comma = rest.find(',');
-            std::string_view name = rest.substr(0, comma);
-            const size_t begin = at;
-            at += name.size() + 1;
-            rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-            while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-            while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
-            if (name.empty()) continue;
-            const ComponentTypeID id = component_named(name);
-            if (id == INVALID_COMPONENT_ID || std::find(ids.begin(), ids.end(), id) != ids.end()) {
-                err = "unknown or repeated component '" + std::string(name) + "' at byte " + std::to_string(begin);
-                err_at = begin;
-                return false;
-            }
-            ids.push_back(id);
-        }
-        if (ids.empty()) {
-            err = "empty expression at byte 0";
-            err_at = 0;
-            return false;
-        }
-        const World& w = *world_;
-        std::vector<std::pair<Entity, std::string>> rows;
-        std::string text;
-        std::vector<const void*> values(ids.size());
-        for (const Archetype* a : WorldAccess::archetypes(w))
-            for (size_t r = 0; r < a->size(); ++r) {
-                const Entity e = a->entities.data()[r];
-                std::fill(values.begin(), values.end(), nullptr);
-                w.each_component(e, [&](ComponentTypeID id, const void* data) {
-                    for (size_t i = 0; i < ids.size(); ++i)
-                        if (ids[i] == id) values[i] = data;
-                });
-                if (std::find(values.begin(), values.end(), nullptr) != values.end()) continue;
-                text = "{";
-                bool first = true;
-                for (size_t i = 0; i < ids.size(); ++i) {
-                    if (!reflected(ids[i])) continue;
-                    if (!first) text += ',';
-                    first = false;
-                    write_name(text, ids[i]);
-                    text += ':';
-                    text += to_json(fields(ids[i]), values[i]);
-                }
-                text += '}';
-                row(e, text);
-            }
-        return true;
-#endif
     }
 
 
