@@ -220,8 +220,7 @@ private:
 
     void configure() {
         httplib::Server& s = *server_;
-        const size_t threads = 16; // /api/watch streams hold a thread each
-        s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+        s.new_task_queue = [] { return new httplib::ThreadPool(16); }; // /api/watch streams hold a thread each
         s.set_payload_max_length(router_.options().max_body);
         s.set_keep_alive_timeout(2);
         s.set_read_timeout(5, 0);

@@ -65,8 +65,8 @@ async function main() {
       const li = document.querySelector('#entity-list li');
       return li && li.textContent.includes('Mass');
     });
-    const id = await page.$eval('#entity-list li', (e) => e.dataset.id);
-    await page.click('#entity-list li');
+    // Clicked inside the page: the list may be rebuilt between a lookup and a click from here.
+    const id = await page.$eval('#entity-list li', (e) => { e.click(); return e.dataset.id; });
     const field = '#entity-detail input[data-component="Mass"][data-path=\'["value"]\']';
     await page.waitForSelector(field);
     await page.$eval(field, (e) => { e.value = '42.5'; });

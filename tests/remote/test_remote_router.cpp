@@ -282,10 +282,21 @@ TEST_CASE("remote: /api/query and watch events", "[remote]") {
     CHECK(res.body == "{\"total\":1,\"rows\":[{\"id\":\"" + id_of(s.hero) + "\",\"values\":{\"Health\":{\"hp\":100,\"label\":\"ok\"}}}]}");
     res = call(r, "GET", "/api/query?expr=Position&limit=1");
     CHECK(res.body.find("\"total\":13,") != std::string::npos);
+    res = call(r, "GET", "/api/query?expr=Position%2C%20!Velocity%2C%20%3FHealth&values=0");
+    CHECK(res.body.find("\"total\":2,") != std::string::npos); // rock and child: the others have Velocity
+    CHECK(res.body.find("values") == std::string::npos);
     res = call(r, "GET", "/api/query?expr=Nope");
     CHECK(res.status == 400);
     CHECK(res.body.find("byte") != std::string::npos);
     CHECK(call(r, "GET", "/api/query").status == 400);
+
+    // Looking is not writing: a query of a tracked type stamps nothing changed.
+    auto changed = s.world.query<const Position>(ecs::Changed<Position>{});
+    changed.each([](ecs::Entity, const Position&) {});
+    CHECK(call(r, "GET", "/api/query?expr=Position").status == 200);
+    size_t stamped = 0;
+    changed.each([&](ecs::Entity, const Position&) { ++stamped; });
+    CHECK(stamped == 0);
 
     ecs::detail::RemoteWatchState w;
     w.expr = "Health";

@@ -99,6 +99,23 @@ TEST_CASE("remote server: a request nobody polls for gets 503", "[remote][server
     server.poll(); // the abandoned request is not answered again
 }
 
+TEST_CASE("remote server: a write that got 503 never reaches the world", "[remote][server]") {
+    Scene s;
+    ecs::RemoteOptions o;
+    o.port = 0;
+    o.allow_writes = true;
+    ecs::RemoteServer server(s.world, o);
+    server.set_answer_timeout(200ms);
+    REQUIRE(server.start());
+    httplib::Client c("127.0.0.1", server.port());
+    auto r = c.Put("/api/entity/hero/Health", "{\"hp\":1}", "application/json");
+    REQUIRE(r);
+    CHECK(r->status == 503);
+    server.poll();
+    CHECK(s.world.get<Health>(s.hero).hp == 100);
+    CHECK(s.on_set_calls == 0);
+}
+
 TEST_CASE("remote server: a taken port fails start() with an error", "[remote][server]") {
     Scene s;
     ecs::RemoteOptions o;

@@ -74,7 +74,9 @@ pre{margin:0;white-space:pre-wrap;word-break:break-all}
 <div class="dim">events <span id="live-events">0</span></div><table id="live-rows"><tbody></tbody></table></section>
 <section id="systems-panel"><h2>Systems</h2><div id="systems-plan" class="dim"></div><div id="systems-chart"></div></section>
 </main>
-<script>
+)ECSPAGE"
+           // Two literals: each stays under MSVC's limit for one string literal piece.
+           R"ECSPAGE(<script>
 "use strict";
 const params=new URLSearchParams(location.search);const token=params.get('token')||'';
 let writes=false,selected=null,entityTimer=null,watch=null,liveCount=0;
@@ -102,9 +104,12 @@ async function refreshComponents(){components=await api('GET','/api/components')
   const sel=$('add-component');const keep=sel.value;sel.replaceChildren();
   for(const c of components){body.append(el('tr',{'data-component':c.name},el('td',{text:c.name+(c.tracked?' *':'')}),el('td',{text:c.storage}),el('td',{text:c.count}),el('td',{text:c.size})));
     sel.append(el('option',{value:c.name,text:c.name}));}if(keep)sel.value=keep;}
-async function refreshEntities(){const q=new URLSearchParams({limit:'500'});
+let listSeq=0,listTimer=null;
+function refreshEntitiesSoon(){clearTimeout(listTimer);listTimer=setTimeout(refreshEntities,150);}
+async function refreshEntities(){const seq=++listSeq;const q=new URLSearchParams({limit:'500'});
   if($('search').value)q.set('name',$('search').value);if($('filter-with').value)q.set('with',$('filter-with').value);if($('filter-without').value)q.set('without',$('filter-without').value);
-  let data;try{data=await api('GET','/api/entities?'+q);}catch(e){$('entity-total').textContent=e.message;return;}
+  let data;try{data=await api('GET','/api/entities?'+q);}catch(e){if(seq===listSeq)$('entity-total').textContent=e.message;return;}
+  if(seq!==listSeq)return; // a newer refresh is on its way
   $('entity-total').textContent='('+data.total+')';const ul=$('entity-list');ul.replaceChildren();
   const item=(e,depth)=>el('li',{'data-id':e.id,class:e.id===selected?'sel':'',style:'padding-left:'+(4+12*depth)+'px',onclick:()=>select(e.id)},
       el('span',{text:(e.name||e.id)}),el('span',{class:'dim',text:' '+e.id+' '+e.components.join(',')}));
@@ -160,7 +165,7 @@ function runWatch(){if(watch)watch.close();const expr=$('query-input').value;liv
     let n=0;for(const r of rows.values()){if(++n>200)break;body.append(el('tr',{'data-id':r.id},...rowCells(r)));}};
   watch.onerror=()=>{$('live-status').textContent='(stream closed: '+expr+')';};}
 $('query-run').onclick=runQuery;$('watch-run').onclick=runWatch;$('query-input').addEventListener('keydown',e=>{if(e.key==='Enter')runQuery();});
-for(const id of ['search','filter-with','filter-without'])$(id).addEventListener('input',refreshEntities);$('tree-toggle').onchange=refreshEntities;
+for(const id of ['search','filter-with','filter-without'])$(id).addEventListener('input',refreshEntitiesSoon);$('tree-toggle').onchange=refreshEntities;
 $('entity-enabled').onchange=async()=>{try{await api('PUT','/api/entity/'+encodeURIComponent(selected)+'/enabled',$('entity-enabled').checked?'true':'false');}catch(e){$('entity-error').textContent=e.message;}};
 $('add-component-btn').onclick=async()=>{try{await api('POST','/api/entity/'+encodeURIComponent(selected)+'/'+encodeURIComponent($('add-component').value),'{}');$('entity-error').textContent='';}catch(e){$('entity-error').textContent=e.message;}showEntity(true);};
 $('destroy-entity').onclick=async()=>{try{await api('DELETE','/api/entity/'+encodeURIComponent(selected));}catch(e){$('entity-error').textContent=e.message;}refreshEntities();showEntity(true);};

@@ -807,11 +807,20 @@ private:
         std::string readonly;
         for (const QueryTerm& t : parsed.terms()) {
             if (!readonly.empty()) readonly += ", ";
-            if (t.kind == TermKind::with) readonly += "[in] ";
-            readonly += t.name;
+            if (t.kind == TermKind::with || t.kind == TermKind::in) readonly += "[in] ";
+            else if (t.kind == TermKind::without) readonly += '!';
+            else if (t.kind == TermKind::optional) readonly += '?';
+            readonly += t.name; // any-of, pair and up terms keep their written form in `name`
         }
         DynamicQuery q = query_expr(*world_, readonly);
-        if (!q) q = std::move(parsed); // a form the rewrite does not keep: run the text as written
+        // The rewrite must give the same terms, plain ones read-only; otherwise run the text as written.
+        bool same = static_cast<bool>(q) && q.terms().size() == parsed.terms().size();
+        for (size_t i = 0; same && i < q.terms().size(); ++i) {
+            const QueryTerm& a = parsed.terms()[i];
+            const QueryTerm& b = q.terms()[i];
+            same = a.id == b.id && (a.kind == b.kind || (a.kind == TermKind::with && b.kind == TermKind::in));
+        }
+        if (!same) q = std::move(parsed);
         std::vector<ComponentTypeID> ids; // one per value term, in the order of `values`
         for (const QueryTerm& t : q.terms())
             if (t.access != TermAccess::none) ids.push_back(t.id);
