@@ -306,9 +306,9 @@ public:
         std::vector<std::string> texts;
         std::string err;
         size_t err_at = 0;
-        if (!run_query(state.expr, [&](Entity e, const std::string& values) {
-                now.emplace_back(e, fnv1a(values));
-                texts.push_back(values);
+        if (!run_query(state.expr, [&](Entity e, const auto& values) {
+                texts.push_back(values());
+                now.emplace_back(e, fnv1a(texts.back()));
             }, err, err_at))
             return std::string();
         std::vector<size_t> order(now.size());
@@ -638,32 +638,48 @@ private:
         if (!component_list(params, "with", with, out) || !component_list(params, "without", without, out)) return;
         if (!parse_size(params, "offset", 0, offset, out) || !parse_size(params, "limit", 100, limit, out)) return;
         const std::string* prefix = params.find("name");
-        std::vector<Entity> match;
-        std::vector<ComponentTypeID> ids;
+        if (prefix != nullptr && prefix->empty()) prefix = nullptr;
+        // Archetype order, then row order (the order queries visit). Table components are decided
+        // once per archetype; only sparse ones and the name are looked at per entity, and only the
+        // page's entities are written: O(archetypes + rows matched), no sort, no per-row allocation.
         const World& w = *world_;
+        const SparseRoom* room = WorldAccess::sparse(w);
+        auto sparse_has = [&](ComponentTypeID id, Entity e) {
+            const SparseSet* set = room != nullptr ? room->set(id) : nullptr;
+            return set != nullptr && set->contains(e.index);
+        };
+        bool per_row = prefix != nullptr;
+        for (const ComponentTypeID id : with) per_row = per_row || component_info(id).sparse;
+        for (const ComponentTypeID id : without) per_row = per_row || component_info(id).sparse;
+        std::vector<Entity> match;
+        size_t total = 0;
         for (const Archetype* a : WorldAccess::archetypes(w)) {
+            bool ok = a->size() != 0;
+            for (const ComponentTypeID id : with) ok = ok && (component_info(id).sparse || a->has(id));
+            for (const ComponentTypeID id : without) ok = ok && (component_info(id).sparse || !a->has(id));
+            if (!ok) continue;
+            if (!per_row) { // every row matches: take the page's part of the archetype directly
+                const size_t n = a->size();
+                for (size_t row = offset > total ? offset - total : 0; row < n && total + row < offset + limit; ++row)
+                    match.push_back(a->entities.data()[row]);
+                total += n;
+                continue;
+            }
             for (size_t row = 0; row < a->size(); ++row) {
                 const Entity e = a->entities.data()[row];
-                if (prefix != nullptr && !prefix->empty()) {
-                    const std::string_view n = w.name(e);
-                    if (n.substr(0, prefix->size()) != *prefix) continue;
-                }
-                if (!with.empty() || !without.empty()) {
-                    ids.clear();
-                    w.each_component(e, [&](ComponentTypeID id, const void*) { ids.push_back(id); });
-                    bool ok = true;
-                    for (const ComponentTypeID id : with) ok = ok && std::find(ids.begin(), ids.end(), id) != ids.end();
-                    for (const ComponentTypeID id : without) ok = ok && std::find(ids.begin(), ids.end(), id) == ids.end();
-                    if (!ok) continue;
-                }
-                match.push_back(e);
+                if (prefix != nullptr && w.name(e).substr(0, prefix->size()) != *prefix) continue;
+                bool pass = true;
+                for (const ComponentTypeID id : with) pass = pass && (!component_info(id).sparse || sparse_has(id, e));
+                for (const ComponentTypeID id : without) pass = pass && (!component_info(id).sparse || !sparse_has(id, e));
+                if (!pass) continue;
+                if (total >= offset && total - offset < limit) match.push_back(e);
+                ++total;
             }
         }
-        std::sort(match.begin(), match.end());
         std::string& b = out.body;
-        b = "{\"total\":" + std::to_string(match.size()) + ",\"entities\":[";
-        for (size_t i = offset; i < match.size() && i - offset < limit; ++i) {
-            if (i != offset) b += ',';
+        b = "{\"total\":" + std::to_string(total) + ",\"entities\":[";
+        for (size_t i = 0; i < match.size(); ++i) {
+            if (i != 0) b += ',';
             const Entity e = match[i];
             b += "{\"id\":";
             write_id(b, e);
@@ -792,7 +808,8 @@ private:
 
     // ---- Query text ----------------------------------------------------------------------------
 
-    /// Runs `expr` (query text, ecs/query_expr.hpp), calling `row(e, values_json)` for each match.
+    /// Runs `expr` (query text, ecs/query_expr.hpp), calling `row(e, values)` for each match, where
+    /// `values()` gives the JSON of the row's reflected values (written on demand).
     /// False with a message and byte offset when the expression is bad.
     template <typename Row>
     bool run_query(const std::string& expr, Row&& row, std::string& err, size_t& err_at) {
@@ -826,6 +843,8 @@ private:
             if (t.access != TermAccess::none) ids.push_back(t.id);
         std::string text;
         q.each([&](Entity e, void* const* values) {
+            // The values' JSON is written only for the rows that ask for it (a page of a query).
+            row(e, [&]() -> const std::string& {
             text = "{";
             bool first = true;
             for (size_t i = 0; i < ids.size(); ++i) {
@@ -839,7 +858,8 @@ private:
                 text += to_json(fields(ids[i]), values[i]);
             }
             text += '}';
-            row(e, text);
+            return text;
+            });
         });
         return true;
     }
@@ -860,14 +880,14 @@ private:
         size_t total = 0;
         std::string err;
         size_t err_at = 0;
-        const bool ok = run_query(*expr, [&](Entity e, const std::string& text) {
+        const bool ok = run_query(*expr, [&](Entity e, const auto& text) {
             if (total >= offset && total - offset < limit) {
                 if (!rows.empty()) rows += ',';
                 rows += "{\"id\":";
                 write_id(rows, e);
                 if (values) {
                     rows += ",\"values\":";
-                    rows += text;
+                    rows += text();
                 }
                 rows += '}';
             }
@@ -890,7 +910,7 @@ private:
         state.expr = *expr;
         std::string err;
         size_t err_at = 0;
-        if (!run_query(*expr, [](Entity, const std::string&) {}, err, err_at)) {
+        if (!run_query(*expr, [](Entity, const auto&) {}, err, err_at)) {
             error(out, 400, "bad expression at byte " + std::to_string(err_at) + ": " + err);
             return;
         }
