@@ -69,8 +69,12 @@ async function main() {
     const id = await page.$eval('#entity-list li', (e) => { e.click(); return e.dataset.id; });
     const field = '#entity-detail input[data-component="Mass"][data-path=\'["value"]\']';
     await page.waitForSelector(field);
-    await page.$eval(field, (e) => { e.value = '42.5'; });
-    await page.click('#entity-detail button[data-save="Mass"]');
+    // Typed and saved inside the page, in one go: the detail view refreshes itself every second.
+    await page.$eval(field, (e) => {
+      e.value = '42.5';
+      e.dispatchEvent(new Event('input'));
+      document.querySelector('#entity-detail button[data-save="Mass"]').click();
+    });
     await page.waitForFunction((f) => document.querySelector('#entity-detail').dataset.saved === 'Mass' &&
       document.querySelector(f) && document.querySelector(f).value === '42.5', {}, field);
     const stored = await page.evaluate(async (ref) => (await (await fetch('/api/entity/' + ref)).json()).components.Mass.value, id);
@@ -78,17 +82,17 @@ async function main() {
 
     // Query console: a good expression and a bad one.
     await page.type('#query-input', 'Position, Mass');
-    await page.click('#query-run');
+    await page.$eval('#query-run', (e) => e.click());
     await page.waitForFunction(() => Number(document.querySelector('#query-total').textContent) > 0);
     check((await page.$$('#query-rows tr')).length > 0, 'the query console lists rows (total ' + (await text('#query-total')) + ')');
     await page.$eval('#query-input', (e) => { e.value = 'Position, Nope'; });
-    await page.click('#query-run');
+    await page.$eval('#query-run', (e) => e.click());
     await page.waitForFunction(() => document.querySelector('#query-error').textContent.length > 0);
     check(/byte/.test(await text('#query-error')), 'a bad expression shows its byte offset: ' + (await text('#query-error')));
 
     // Live view over /api/watch.
     await page.$eval('#query-input', (e) => { e.value = 'Position, Velocity'; });
-    await page.click('#watch-run');
+    await page.$eval('#watch-run', (e) => e.click());
     await page.waitForFunction(() => Number(document.querySelector('#live-events').textContent) >= 2);
     check((await page.$$('#live-rows tr')).length > 0, 'the live view receives events (' + (await text('#live-events')) + ')');
     check(errors.length === 0, 'no script errors on the page' + (errors.length ? ': ' + errors.join('; ') : ''));

@@ -125,6 +125,7 @@ function fieldInputs(comp,obj,path,box){for(const k in obj){const v=obj[k];const
   else if(typeof v==='string'){input=el('input',Object.assign({type:'text',size:'16'},attrs));input.value=v;input.dataset.kind='string';}
   else{input=el('input',Object.assign({type:'text',size:'24'},attrs));input.value=JSON.stringify(v);input.dataset.kind='json';}
   input.disabled=!writes;input.addEventListener('keydown',ev=>{if(ev.key==='Enter')save(comp);});
+  input.addEventListener('input',()=>{$('entity-detail').dataset.dirty='1';}); // unsaved edits: no refresh
   box.append(el('div',{class:'field'},el('label',{text:k}),input));}}
 async function save(comp){const obj={};for(const input of document.querySelectorAll('#entity-detail input[data-component="'+CSS.escape(comp)+'"]')){
   const path=JSON.parse(input.dataset.path);let v;const kind=input.dataset.kind;
@@ -134,10 +135,10 @@ async function save(comp){const obj={};for(const input of document.querySelector
   catch(e){$('entity-error').textContent=e.message;}showEntity(true);}
 async function select(id){selected=id;for(const li of document.querySelectorAll('#entity-list li'))li.classList.toggle('sel',li.dataset.id===id);await showEntity(true);}
 async function showEntity(force){if(!selected)return;const box=$('entity-detail');
-  if(!force&&box.contains(document.activeElement))return;
+  if(!force&&(box.contains(document.activeElement)||box.dataset.dirty==='1'))return;
   let e;try{e=await api('GET','/api/entity/'+encodeURIComponent(selected));}catch(err){box.replaceChildren();$('entity-title').textContent=selected+' (gone)';$('entity-actions').style.display='none';return;}
   $('entity-title').textContent=(e.name?e.name+' ':'')+e.id;$('entity-actions').style.display='flex';$('entity-enabled').checked=e.enabled;$('entity-enabled').disabled=!writes;
-  box.replaceChildren();box.dataset.id=e.id;
+  box.replaceChildren();box.dataset.id=e.id;delete box.dataset.dirty;
   for(const name in e.components){const v=e.components[name];const c=el('div',{class:'comp','data-component':name});
     const off=e.disabled.includes(name);
     c.append(el('h3',{},el('span',{text:name+(off?' (disabled)':'')}),el('span',{},
