@@ -38,6 +38,10 @@
 #include "changed_pass.hpp"
 #include "scenes.hpp"
 #include "snapshot_check.hpp"
+// ---- remote inspector (--remote) ----
+#if defined(ECS_HARNESS_REMOTE)
+#  include "remote_mode.hpp"
+#endif
 
 namespace {
 
@@ -85,6 +89,8 @@ struct Options {
     std::string load; ///< --load FILE: load and check a snapshot instead of running scenes
     bool changed = false;    ///< --changed: the change-detection comparison instead of the scenes
     double changed_pct = 1.0; ///< --changed-pct P: percent of the bodies that move per frame
+    bool remote = false;      ///< --remote [PORT]: serve a running demo to the remote inspector
+    unsigned remote_port = 27750;
 };
 
 const char* const HELP = R"(stress_harness: how many entities can this ECS run within one frame, here?
@@ -134,6 +140,11 @@ Usage: stress_harness [options]
                       total, and checks that the two mirrors are equal (exit
                       status 1 if not). --frames as for a run (default 60)
   --changed-pct P     percent of the bodies moving per frame (default 1)
+  --remote [PORT]     run nothing else: a demo world (flat + trees scenes,
+                      --entities, default 2000) runs at 60 frames per second and
+                      is served to the remote inspector on 127.0.0.1:PORT (default
+                      27750, 0: a free port), writes allowed; the URL is printed.
+                      Runs until killed, or for --frames N frames when given.
   --help              this text
 
 Output: per scene, the ramp steps (or the run), then a table of systems with
@@ -202,6 +213,17 @@ int parse_options(int argc, char** argv, Options& o) {
         } else if (arg == "--save" && value != nullptr) {
             o.save = value;
             ++i;
+        } else if (arg == "--remote") {
+            o.remote = true;
+            if (value != nullptr && value[0] >= '0' && value[0] <= '9') {
+                size_t port = 0;
+                if (!parse_size(value, port) || port > 65535) {
+                    std::fprintf(stderr, "--remote: bad port %s\n", value);
+                    return 2;
+                }
+                o.remote_port = static_cast<unsigned>(port);
+                ++i;
+            }
         } else if (arg == "--changed") {
             o.changed = true;
         } else if (arg == "--changed-pct" && value != nullptr) {
@@ -568,6 +590,14 @@ int main(int argc, char** argv) {
     }
 
     if (o.changed) return run_changed(o);
+    if (o.remote) {
+#if defined(ECS_HARNESS_REMOTE)
+        return harness::run_remote(static_cast<uint16_t>(o.remote_port), o.entities != 0 ? o.entities : 2000, o.frames, o.seed);
+#else
+        std::fprintf(stderr, "--remote: this build has no remote inspector (cpp-httplib was not found)\n");
+        return 2;
+#endif
+    }
 
     const Clock::time_point start = Clock::now();
     Progress progress;

@@ -29,6 +29,12 @@
 
 #include "font.hpp"
 
+// ---- remote inspector (--remote [PORT]; built when ecs::remote exists) ----
+#if defined(ECS_HARNESS_REMOTE)
+#  include <thread>
+#  include <ecs/remote.hpp>
+#endif
+
 namespace {
 
 constexpr int WIDTH = 960;
@@ -86,6 +92,17 @@ public:
 private:
     uint64_t state_;
 };
+
+// ---- remote inspector: field descriptions, so the inspector shows and edits the components ----
+#if defined(ECS_HARNESS_REMOTE)
+} // namespace
+ECS_REFLECT(Body, radius, r, g, b);
+ECS_REFLECT(Orbit, distance, angle, speed);
+ECS_REFLECT(ParticlePos, x, y);
+ECS_REFLECT(ParticleVel, x, y);
+ECS_REFLECT(ParticleTint, r, g, b);
+namespace {
+#endif
 
 // ---- The simulation ------------------------------------------------------------------------------
 
@@ -350,18 +367,22 @@ struct Options {
     int frames = 0; ///< 0: until quit
     std::string screenshot;
     uint64_t seed = 1;
+    bool remote = false; ///< --remote [PORT]: serve the world to the remote inspector
+    unsigned remote_port = 27750;
 };
 
 int usage(const char* problem) {
     if (problem != nullptr) std::fprintf(stderr, "visual_harness: %s\n", problem);
     std::fprintf(problem != nullptr ? stderr : stdout,
-                 "Usage: visual_harness [--headless] [--frames N] [--screenshot FILE.bmp] [--seed N]\n"
+                 "Usage: visual_harness [--headless] [--frames N] [--screenshot FILE.bmp] [--seed N] [--remote [PORT]]\n"
                  "  --headless      render off-screen (no display needed)\n"
                  "  --frames N      stop after N frames (saving the screenshot, if asked); default: until\n"
                  "                  Esc, Q or closing the window, or 300 frames when headless or under\n"
                  "                  SDL_VIDEODRIVER=dummy/offscreen\n"
                  "  --screenshot F  save the last frame as a BMP file\n"
-                 "  --seed N        seed of the generated system (default 1)\n");
+                 "  --seed N        seed of the generated system (default 1)\n"
+                 "  --remote [PORT] serve the running world to the remote inspector on 127.0.0.1:PORT\n"
+                 "                  (default 27750, 0: a free port; writes allowed); runs until quit\n");
     return problem != nullptr ? 2 : 0;
 }
 
@@ -386,13 +407,17 @@ int main(int argc, char** argv) {
         else if (arg == "--screenshot" && has_value) o.screenshot = argv[++i];
         else if (arg == "--seed" && has_value) o.seed = std::strtoull(argv[++i], nullptr, 10);
         else if (arg == "--help" || arg == "-h") return usage(nullptr);
+        else if (arg == "--remote") { // [PORT]: remote inspector on 127.0.0.1, writes allowed
+            o.remote = true;
+            if (has_value && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') o.remote_port = unsigned(std::strtoul(argv[++i], nullptr, 10));
+        }
         else return usage(("unknown option " + arg).c_str());
     }
     // Runs nobody can watch stop by themselves: --headless, or SDL's dummy/offscreen video driver.
     const char* driver = std::getenv("SDL_VIDEODRIVER");
     const bool unattended = o.headless || (driver != nullptr && (std::strcmp(driver, "dummy") == 0 ||
                                                                  std::strcmp(driver, "offscreen") == 0));
-    if (unattended && o.frames <= 0) {
+    if (unattended && o.frames <= 0 && !o.remote) { // a served run goes on until killed
         o.frames = DEFAULT_UNATTENDED_FRAMES;
         std::printf("visual_harness: no display to close, stopping after %d frames (--frames N to change)\n", o.frames);
     }
@@ -433,6 +458,25 @@ int main(int argc, char** argv) {
     // Headless runs press a few keys on the way, so the test exercises every edit.
     const SDL_Keycode script[] = {SDLK_p, SDLK_m, SDLK_r, SDLK_d, SDLK_MINUS, SDLK_PLUS, SDLK_p, SDLK_m};
     size_t scripted = 0;
+#if defined(ECS_HARNESS_REMOTE)
+    ecs::RemoteOptions remote_options;
+    remote_options.port = static_cast<uint16_t>(o.remote_port);
+    remote_options.allow_writes = true; // loopback only
+    ecs::RemoteServer remote(sim.world(), remote_options);
+    if (o.remote) {
+        if (!remote.start()) {
+            std::fprintf(stderr, "visual_harness --remote: %s\n", remote.error().c_str());
+            return 1;
+        }
+        std::printf("remote inspector: http://127.0.0.1:%u/ (writes allowed)\n", unsigned(remote.port()));
+        std::fflush(stdout);
+    }
+#else
+    if (o.remote) {
+        std::fprintf(stderr, "visual_harness: --remote needs a build with cpp-httplib (ecs::remote)\n");
+        return 2;
+    }
+#endif
 
     bool running = true;
     int frame = 0;
@@ -455,6 +499,12 @@ int main(int argc, char** argv) {
             handle_key(script[scripted++], sim);
 
         sim.step();
+#if defined(ECS_HARNESS_REMOTE)
+        if (o.remote) {
+            remote.poll();
+            if (o.headless) std::this_thread::sleep_for(std::chrono::milliseconds(16)); // about 60 frames per second
+        }
+#endif
         const auto r0 = std::chrono::steady_clock::now();
         render(renderer, sim, hud, stars);
         SDL_RenderPresent(renderer);

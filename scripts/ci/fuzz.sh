@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 
 build=${ECS_FUZZ_BUILD_DIR:-build-fuzz}
 seconds=${ECS_FUZZ_SECONDS:-20}
-targets=(fuzz_ops fuzz_deserialize fuzz_parquet_reader fuzz_query_expr)
+targets=(fuzz_ops fuzz_deserialize fuzz_parquet_reader fuzz_query_expr fuzz_remote)
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DECS_FUZZ=ON -DECS_WERROR=ON -DECS_BUILD_TESTS=OFF -DECS_BUILD_EXAMPLES=OFF -DECS_BUILD_BENCHMARKS=OFF \
