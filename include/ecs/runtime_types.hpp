@@ -41,6 +41,7 @@
 #include "config.hpp"
 #include "detail/component_registry.hpp"
 #include "detail/message.hpp"
+#include "query.hpp"
 #include "reflect.hpp"
 
 /// Highest number of runtime component types (register_runtime_component) one process may register.

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "../detail/world_access.hpp"
+#include "structural.hpp"
 #include "world_class.hpp"
 
 namespace ecs {

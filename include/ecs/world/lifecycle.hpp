@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "structural.hpp"
 #include "world_class.hpp"
 
 namespace ecs {

@@ -15,6 +15,7 @@
 #include "../detail/component_registry.hpp"
 #include "../detail/message.hpp"
 #include "../runtime_types.hpp"
+#include "structural.hpp"
 #include "world_class.hpp"
 
 namespace ecs {

@@ -19,6 +19,7 @@
 
 #include "../detail/world_access.hpp"
 #include "../sparse.hpp"
+#include "structural.hpp"
 #include "world_class.hpp"
 
 namespace ecs {

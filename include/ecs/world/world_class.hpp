@@ -589,7 +589,7 @@ private:
     /// destroy() of live `e` in a world with observers, pairs, sparse components or names.
     void destroy_observed(Entity e);
     /// Takes a slot and appends its row to `arch` (components of the row left uninitialised).
-    ECS_FORCEINLINE Entity spawn(Archetype& arch, uint32_t& row);
+    Entity spawn(Archetype& arch, uint32_t& row);
     /// Makes the reserved slot `slot` live in a new row of `arch` (components uninitialised).
     Entity spawn_reserved(Entity slot, Archetype& arch, uint32_t& row);
     /// create_with, at a new slot (`Reserved` false) or at the reserved handle `slot`.
@@ -667,7 +667,7 @@ private:
     /// The archetype of live `e`.
     [[nodiscard]] ECS_FORCEINLINE Archetype& arch_of(Entity e) const noexcept { return *entities_[e.index].archetype; }
     /// Moves live `e` from `src` to `dst` (archetype.hpp does the rows) and updates both records.
-    ECS_FORCEINLINE uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst);
+    uint32_t migrate(EntityRecord& rec, Entity e, Archetype& src, Archetype& dst);
     template <typename C, typename V>
     static void construct_at(Archetype& arch, uint32_t row, V&& value);
     /// Typed base pointer of `T`'s column in `arch` (cv-qualification kept). @pre arch.has(T)
