@@ -44,11 +44,11 @@
 namespace ecs {
 
 /**
- * @brief Writes a binary snapshot of `world` to `out` (format version 2: SPEC.md §3.10.1 and its
- *        1.0 addition).
+ * @brief Writes a binary snapshot of `world` to `out` (format version 2: SPEC.md §3.10.1 and the
+ *        format 2 layout).
  *
  * Captures every entity slot (live and dead), generations, the free list in order, archetype
- * structure, component values and **[Addition]** the resources whose types were given a name by
+ * structure, component values and the resources whose types were given a name by
  * register_resource(). Archetypes without rows are skipped. Other resources, observers and deferred
  * commands are not written. Columns of types registered without functions (memcpy) are written with
  * one stream write each (checksummed in 64 KiB steps on the way); values of types with functions are
@@ -70,12 +70,12 @@ inline void serialize(const World& world, std::ostream& out) {
  * On success the world holds exactly the snapshot's entities: the same handles (a handle live before
  * serialize is live again, a stale one stays stale), component values, archetype structure, slot
  * generations and free list order (the next create() returns what it would have returned in the
- * serialized world). **[Addition]** Resources the snapshot holds (format 2: registered with
+ * serialized world). Resources the snapshot holds (format 2: registered with
  * register_resource) are set in `world`, replacing a resource of the same type; its other resources,
  * observers and deferred commands are left alone. `on_add` hooks do NOT fire for the loaded
  * components: a snapshot restores state, it does not replay its creation.
  *
- * **[Addition]** Formats 1 and 2 are read. In format 2 the frame checksum is verified first, then
+ * Formats 1 and 2 are read. In format 2 the frame checksum is verified first, then
  * the body's checksum in a first pass over the body (the stream is read twice: a seekable one is
  * sought back; any other is in memory anyway, see below), before anything is built: a damaged
  * snapshot (any single flipped bit included) is `checksum_mismatch` and the world is not touched
@@ -113,7 +113,7 @@ inline DeserializeResult deserialize(World& world, std::istream& in) {
         refused.message = "deserialize: target world has live entities";
         return refused;
     }
-    // [structural] A pending deferred create holds a reserved slot that loading would hand out again.
+    // A pending deferred create holds a reserved slot that loading would hand out again.
     if (!ECS_CHECK(WorldAccess::reserved_count(world) == 0,
                    "deserialize: target world has handles reserved by deferred creations (flush_deferred() first)")) {
         refused.error = DeserializeError::target_not_empty;

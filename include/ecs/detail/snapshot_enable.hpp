@@ -142,22 +142,22 @@ inline bool read_enable_section(SnapshotLoadState& s) {
             uint32_t row = 0;
             if (!s.in_.u32(slot)) return s.truncated(at, "disabled component list cut short");
             if (!s.locate_slot(slot, at, arch, row)) return false;
-            if (is_sparse_id(id)) { // [sparse] a flag in the set the sparse section filled
+            if (is_sparse_id(id)) { // a sparse type: a flag in the set the sparse section filled
                 SparseSet* set = WorldAccess::sparse(s.world_) != nullptr ? WorldAccess::sparse(s.world_)->set(id) : nullptr;
                 if (set == nullptr || !set->contains(slot))
                     return s.fail(DeserializeError::bad_count, at,
-                                "entity slot " + std::to_string(slot) + " has no \"" + name + "\" to disable");
+                                  "entity slot " + std::to_string(slot) + " has no \"" + name + "\" to disable");
                 if (!set->set_disabled(slot, true))
                     return s.fail(DeserializeError::duplicate_entity, at,
-                                "entity slot " + std::to_string(slot) + " listed twice for \"" + name + "\"");
+                                  "entity slot " + std::to_string(slot) + " listed twice for \"" + name + "\"");
                 continue;
             }
             if (!arch->has(id))
                 return s.fail(DeserializeError::bad_count, at,
-                            "entity slot " + std::to_string(slot) + " has no \"" + name + "\" to disable");
+                              "entity slot " + std::to_string(slot) + " has no \"" + name + "\" to disable");
             if (!arch->set_disabled(id, row, true))
                 return s.fail(DeserializeError::duplicate_entity, at,
-                            "entity slot " + std::to_string(slot) + " listed twice for \"" + name + "\"");
+                              "entity slot " + std::to_string(slot) + " listed twice for \"" + name + "\"");
         }
     }
     return true;

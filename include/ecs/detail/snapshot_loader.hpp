@@ -63,12 +63,12 @@ public:
     }
 
     DeserializeResult run() {
-        sync_relation_tags(); // [relations] the HasRelation tags' names, before any archetype is read
+        sync_relation_tags(); // the HasRelation tags' names, before any archetype is read
         if (!read_header()) return std::move(result_);
         if (version_ >= 2) in_.limit(body_length_); // verified: the body ends exactly there
         if (!read_counts() || !read_archetypes() || !read_entity_table()) return std::move(result_);
         if (version_ >= 2 && !read_trailer()) return std::move(result_);
-        if (!check_relation_tags(filled_, slot_count_, relations_, result_)) return std::move(result_); // [relations]
+        if (!check_relation_tags(filled_, slot_count_, relations_, result_)) return std::move(result_);
         commit();
         result_.offset = in_.offset();
         return std::move(result_);
@@ -153,7 +153,7 @@ private:
     /// the body exactly (snapshot_sections.hpp), then the body checksum (already verified).
     bool read_trailer() {
         if (!read_resource_table(*this, resources_)) return false;
-        while (in_.remaining() != 0) // extension sections (1.0): until the body ends
+        while (in_.remaining() != 0) // extension sections: until the body ends
             if (!read_section()) return false;
         in_.unlimit();
         unsigned char stored[4];
@@ -381,8 +381,9 @@ private:
     /**
      * Format 2: one extension section after the resource table: a 4-byte tag, a u64 byte length, the
      * bytes. Snapshots written before a section existed simply end earlier. Known tags:
-     * "NAME" (entity names), "RELS" (relationship pairs, detail/relation_snapshot.hpp), "SPRS" (sparse
-     * components) and "ENBL" (enable bits; after "SPRS" when both are present), snapshot_sections.hpp.
+     * "NAME" (entity names, snapshot_names.hpp), "RELS" (relationship pairs, relation_snapshot.hpp),
+     * "SPRS" (sparse components, snapshot_sparse.hpp) and "ENBL" (enable bits, snapshot_enable.hpp;
+     * after "SPRS" when both are present).
      * An unknown tag is an error (data this build would drop silently).
      */
     bool read_section() {
@@ -400,10 +401,10 @@ private:
         if (std::memcmp(tag, "NAME", 4) == 0) ok = read_names_section(*this, length, pending_names_);
         else if (std::memcmp(tag, "RELS", 4) == 0)
             ok = read_relation_section(in_, length, slot_state_, SLOT_LIVE, generations_, relations_, result_);
-        else if (std::memcmp(tag, "SPRS", 4) == 0) { // [sparse] before "ENBL", which may flag sparse values
+        else if (std::memcmp(tag, "SPRS", 4) == 0) { // before "ENBL", which may flag sparse values
             if (seen_section("ENBL")) return fail(DeserializeError::bad_section, at, "\"SPRS\" after \"ENBL\"");
             ok = read_sparse_section(*this);
-        } else if (std::memcmp(tag, "ENBL", 4) == 0) { // [enable]
+        } else if (std::memcmp(tag, "ENBL", 4) == 0) {
             WorldAccess::note_disabled(world_); // before any bit is set (harmless if the load fails)
             ok = read_enable_section(*this);
         }
@@ -432,7 +433,7 @@ private:
         }
         WorldAccess::set_free_list(world_, free_list_);
         WorldAccess::alive_count(world_) = live_;
-        install_relations(world_, relations_); // [relations]
+        install_relations(world_, relations_);
         committed_ = true;
         for (const PendingName& n : pending_names_) // validated: live, unique, one per slot
             (void)WorldAccess::names(world_).set(Entity{n.slot, generations_[n.slot]}, n.name);
@@ -454,7 +455,7 @@ private:
         }
         for (Archetype* arch : filled_) arch->clear();
         filled_.clear();
-        if (touched_sparse_) // [sparse] every member came from this snapshot (the world had no live entity)
+        if (touched_sparse_) // every sparse member came from this snapshot (the world had no live entity)
             if (SparseRoom* room = WorldAccess::sparse(world_)) room->clear();
         for (PendingResource& p : resources_) {
             if (p.constructed) p.registration->destroy(p.storage);
@@ -480,7 +481,7 @@ private:
     Archetype* partial_ = nullptr;        ///< archetype whose columns are being constructed
     std::vector<uint32_t> partial_rows_;  ///< per column of partial_: rows constructed so far
     std::vector<uint32_t> free_list_;
-    std::vector<PendingRelation> relations_; ///< [relations] pairs read, installed by commit()
+    std::vector<PendingRelation> relations_; ///< relationship pairs read, installed by commit()
     bool committed_ = false;
 };
 

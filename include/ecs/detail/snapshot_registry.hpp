@@ -35,7 +35,7 @@
 namespace ecs {
 
 /// Snapshot format version written by serialize(); deserialize() reads this one and version 1.
-/// **[Addition]** 2 (was 1): the body is framed by its length and CRC-32C checksums, and carries the
+/// 2 (was 1): the body is framed by its length and CRC-32C checksums, and carries the
 /// resources registered with register_resource().
 inline constexpr uint32_t SNAPSHOT_FORMAT_VERSION = 2;
 
@@ -157,7 +157,7 @@ void register_component(const char* name, ComponentColumn::SerializeFunc ser = n
 }
 
 /**
- * @brief **[Addition]** register_component with element-first functions: `ser(const void* component,
+ * @brief register_component with element-first functions: `ser(const void* component,
  *        std::ostream&)` and `deser(void* object, std::istream&)`, where `deser` fills an already
  *        value-initialised `T` (so `T` must be default-constructible). Captureless lambdas work.
  *        Otherwise as above; a failed read (failbit) destroys the object again.
@@ -182,7 +182,7 @@ void register_component(const char* name, S ser, D deser) {
  * @pre Such a type is registered (asserted; returns INVALID_COMPONENT_ID otherwise). Thread-safe.
  */
 inline ComponentTypeID component_id_by_name(const std::string& name) {
-    // [scripting] the lock-free name index: runtime components (runtime.hpp) are found too
+    // The lock-free name index: runtime components (runtime.hpp) are found too
     const ComponentTypeID id = detail::component_registry().id_of(name);
     if (!ECS_CHECK(id != INVALID_COMPONENT_ID, "component_id_by_name: no component type is registered under this name"))
         return INVALID_COMPONENT_ID;
@@ -196,7 +196,7 @@ inline ComponentTypeID component_id_by_name(const std::string& name) {
  */
 inline const std::string& component_name(ComponentTypeID id) {
     static const std::string unregistered;
-    const std::string* name = detail::component_registry().name_of(id); // [scripting] runtime names too
+    const std::string* name = detail::component_registry().name_of(id); // runtime components' names too
     if (!ECS_CHECK(name != nullptr, "component_name: component type is not registered")) return unregistered;
     return *name;
 }
@@ -207,7 +207,7 @@ inline const std::string& component_name(ComponentTypeID id) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Resources (addition, 1.0)
+// Resources
 // ---------------------------------------------------------------------------------------------------
 
 namespace detail {
@@ -277,7 +277,7 @@ inline ResourceRegistry& resource_registry() {
 } // namespace detail
 
 /**
- * @brief **[Addition]** Gives resource type `T` the stable name `name`: from then on, a `T` resource
+ * @brief Gives resource type `T` the stable name `name`: from then on, a `T` resource
  *        present in a World is saved by serialize() and restored by deserialize().
  *
  * The serialization options are those of register_component: trivially copyable types may omit
@@ -340,7 +340,7 @@ void register_resource(const char* name, ComponentColumn::SerializeFunc ser = nu
 }
 
 /**
- * @brief **[Addition]** register_resource with element-first functions `ser(const void* resource,
+ * @brief register_resource with element-first functions `ser(const void* resource,
  *        std::ostream&)` and `deser(void* object, std::istream&)`, where `deser` fills an already
  *        value-initialised `T` (so `T` must be default-constructible). Otherwise as above.
  */
@@ -384,12 +384,12 @@ enum class DeserializeError : uint8_t {
     bad_free_list,         ///< the free list names slot 0, a slot out of range, a live slot or a slot twice
     column_size_mismatch,  ///< a column's byte length disagrees with its rows
     deserializer_failed,   ///< a component's (or resource's) deserialize function set failbit
-    // Additions (1.0), format version 2:
+    // Format version 2:
     checksum_mismatch,     ///< a CRC-32C of the frame or of the body disagrees with the bytes
     unknown_resource,      ///< a resource name no type is registered under (register_resource)
     duplicate_resource,    ///< the resource table lists the same resource twice
     bad_section,           ///< an extension section with an unknown tag, a bad length or bad contents
-    // Additions (1.0), relationships ([relations]):
+    // Relationships:
     unknown_relation,      ///< a relationship name no relationship type is registered under
     dangling_relation,     ///< a pair names an entity that is not alive in the snapshot
     bad_relation,          ///< pairs that cannot be (listed twice, several targets of an exclusive type,

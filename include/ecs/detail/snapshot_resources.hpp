@@ -86,7 +86,7 @@ inline bool read_resource(SnapshotLoadState& s, std::vector<PendingResource>& re
     if (!s.in_.u32(length)) return s.truncated(name_at, "missing resource name length");
     if (length == 0 || length > MAX_COMPONENT_NAME_LENGTH)
         return s.fail(DeserializeError::bad_name, name_at,
-                    "resource name length " + std::to_string(length) + " is 0 or above MAX_COMPONENT_NAME_LENGTH");
+                      "resource name length " + std::to_string(length) + " is 0 or above MAX_COMPONENT_NAME_LENGTH");
     std::string name(length, '\0');
     if (!s.in_.raw(&name[0], length)) return s.truncated(name_at, "resource name cut short");
     const ResourceRegistration* reg = resource_registry().find(name);
@@ -100,16 +100,16 @@ inline bool read_resource(SnapshotLoadState& s, std::vector<PendingResource>& re
     if (!s.in_.u32(element_size)) return s.truncated(size_at, "missing resource element size");
     if (element_size != reg->element_size)
         return s.fail(DeserializeError::element_size_mismatch, size_at,
-                    "resource \"" + name + "\" has element size " + std::to_string(element_size) +
-                        " in the snapshot but " + std::to_string(reg->element_size) + " in this program");
+                      "resource \"" + name + "\" has element size " + std::to_string(element_size) +
+                          " in the snapshot but " + std::to_string(reg->element_size) + " in this program");
     const uint64_t at = s.in_.offset();
     uint64_t bytes = 0;
     if (!s.in_.u64(bytes)) return s.truncated(at, "missing resource byte length");
     if (bytes > s.in_.remaining()) return s.truncated(at, "resource byte length exceeds the bytes left in the input");
     if (reg->bulk && bytes != reg->element_size)
         return s.fail(DeserializeError::column_size_mismatch, at,
-                    "resource \"" + name + "\" has " + std::to_string(bytes) + " bytes for one object of " +
-                        std::to_string(reg->element_size));
+                      "resource \"" + name + "\" has " + std::to_string(bytes) + " bytes for one object of " +
+                          std::to_string(reg->element_size));
     void* storage = ::operator new(reg->element_size, std::align_val_t(reg->align));
     resources.push_back(PendingResource{reg, storage, false});
     PendingResource& pending = resources.back();
@@ -124,12 +124,12 @@ inline bool read_resource(SnapshotLoadState& s, std::vector<PendingResource>& re
     if (object_in.fail()) {
         if (limited.source_short()) return s.truncated(at + 8, "resource data cut short");
         return s.fail(DeserializeError::deserializer_failed, at + 8,
-                    "deserializer of resource \"" + name + "\" failed");
+                      "deserializer of resource \"" + name + "\" failed");
     }
     pending.constructed = true;
     if (!limited.exhausted())
         return s.fail(DeserializeError::column_size_mismatch, at,
-                    "deserializer of resource \"" + name + "\" read fewer bytes than the resource holds");
+                      "deserializer of resource \"" + name + "\" read fewer bytes than the resource holds");
     s.in_.consumed(bytes);
     return true;
 }

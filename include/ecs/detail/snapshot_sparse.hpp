@@ -84,14 +84,14 @@ inline bool read_sparse_type(SnapshotLoadState& s) {
     if (reg == nullptr) return s.fail(DeserializeError::unknown_component, name_at, "unknown component name \"" + name + "\"");
     if (!is_sparse_id(id))
         return s.fail(DeserializeError::unknown_component, name_at,
-                    "component \"" + name + "\" is listed as sparse but is stored in tables in this program");
+                      "component \"" + name + "\" is listed as sparse but is stored in tables in this program");
     uint64_t at = s.in_.offset();
     uint32_t element_size = 0;
     if (!s.in_.u32(element_size)) return s.truncated(at, "missing component element size");
     if (element_size != reg->element_size)
         return s.fail(DeserializeError::element_size_mismatch, at,
-                    "component \"" + name + "\" has element size " + std::to_string(element_size) + " in the snapshot but " +
-                        std::to_string(reg->element_size) + " in this program");
+                      "component \"" + name + "\" has element size " + std::to_string(element_size) + " in the snapshot but " +
+                          std::to_string(reg->element_size) + " in this program");
     at = s.in_.offset();
     uint32_t count = 0;
     if (!s.in_.u32(count)) return s.truncated(at, "missing sparse member count");
@@ -124,8 +124,8 @@ inline bool read_sparse_type(SnapshotLoadState& s) {
     if (reg->bulk) {
         if (bytes != uint64_t(count) * reg->element_size)
             return s.fail(DeserializeError::column_size_mismatch, at,
-                        "sparse values of \"" + name + "\" have " + std::to_string(bytes) + " bytes for " +
-                            std::to_string(count) + " members");
+                          "sparse values of \"" + name + "\" have " + std::to_string(bytes) + " bytes for " +
+                              std::to_string(count) + " members");
         for (const Entity e : members) {
             void* storage = set.insert(e);
             if (!s.in_.raw(storage, reg->element_size)) {
@@ -144,12 +144,12 @@ inline bool read_sparse_type(SnapshotLoadState& s) {
             set.erase(members[i].index, false); // nothing constructed there
             if (limited.source_short()) return s.truncated(at + 8, "sparse values cut short");
             return s.fail(DeserializeError::deserializer_failed, at + 8,
-                        "deserializer of \"" + name + "\" failed at member " + std::to_string(i));
+                          "deserializer of \"" + name + "\" failed at member " + std::to_string(i));
         }
     }
     if (!limited.exhausted())
         return s.fail(DeserializeError::column_size_mismatch, at,
-                    "deserializer of \"" + name + "\" read fewer bytes than its values hold");
+                      "deserializer of \"" + name + "\" read fewer bytes than its values hold");
     s.in_.consumed(bytes);
     return true;
 }
