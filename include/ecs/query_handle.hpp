@@ -1,8 +1,9 @@
 /**
  * @file ecs/query_handle.hpp
  * @brief ecs::Chunk (a run of matching rows) and ecs::Query<Terms...> (the handle world.query
- *        returns): each, each_chunk, each_par, count, empty, first. Included at the end of
- *        query.hpp, whose engine they drive; include <ecs/query.hpp> or <ecs/world.hpp>.
+ *        returns): each, each_chunk, each_par, count, empty, first. They drive the engine
+ *        (query_engine.hpp) through the row loops (detail/query_loops.hpp); users include
+ *        <ecs/query.hpp> or <ecs/world.hpp>.
  */
 #pragma once
 
@@ -11,7 +12,16 @@
 #include <type_traits>
 #include <utility>
 
-#include "query.hpp"
+#include "archetype.hpp"
+#include "archetype_graph.hpp"
+#include "change_detection.hpp"
+#include "component.hpp"
+#include "config.hpp"
+#include "detail/query_loops.hpp"
+#include "detail/row_filters.hpp"
+#include "entity.hpp"
+#include "query_engine.hpp"
+#include "query_terms.hpp"
 
 namespace ecs {
 
@@ -76,7 +86,7 @@ private:
     Archetype* arch_;
     size_t begin_;
     size_t size_;
-    uint64_t absent_ = 0;                      ///< [enable] Optional terms disabled on these rows
+    uint64_t absent_ = 0;                      ///< Optional terms disabled on these rows (enable bits)
     const ComponentTypeID* term_ids_ = nullptr; ///< the query's Optional term ids, by term position
 };
 
@@ -93,7 +103,7 @@ private:
  * at the time of the copy and then goes its own way; two handles from two world.query() calls never
  * share progress. count(), empty() and first() apply the filter without advancing.
  *
- * [relations] Value filters (`Related<R>{target}`, `Cascade<R>{}`, relation.hpp): the handle keeps
+ * Value filters (`Related<R>{target}`, `Cascade<R>{}`, relation.hpp): the handle keeps
  * their values (the target entity, the order) in itself; every run, count(), empty() and first()
  * apply them. With Cascade<R> rows are visited in the relationship's order (roots first) instead of
  * archetype order; each_chunk then gets one chunk per run of rows that are adjacent in that order.
@@ -115,7 +125,7 @@ public:
         cache_->refresh(*graph_);
         constexpr bool with_entity = detail::takes_entity<Func, Terms...>();
         if (ECS_UNLIKELY(special())) {
-            if (cache_->has_sparse) { // [sparse] rows tested and fetched one by one
+            if (cache_->has_sparse) { // sparse types: rows tested and fetched one by one
                 detail::SparseRowTest test;
                 if (!test.prepare(*cache_, graph_->sparse(), cache_->change_filtered ? last_run_ : detail::Tick(0))) {
                     if (cache_->change_filtered) advance_without_run();
@@ -155,7 +165,7 @@ public:
         cache_->refresh(*graph_);
         const ComponentTypeID* term_ids = cache_->optional_ids.data();
         if (ECS_UNLIKELY(special())) {
-            detail::SparseRowTest test; // [sparse] chunks hold the rows that pass it
+            detail::SparseRowTest test; // sparse types: chunks hold the rows that pass it
             const bool sparse = cache_->has_sparse;
             if (sparse && !test.prepare(*cache_, graph_->sparse(), cache_->change_filtered ? last_run_ : detail::Tick(0))) {
                 if (cache_->change_filtered) advance_without_run();
@@ -220,7 +230,7 @@ public:
     }
 
 private:
-    /// True when runs must look at rows one by one: a change filter, or value filters ([relations]).
+    /// True when runs must look at rows one by one: a change filter, or value filters (relationships).
     [[nodiscard]] bool special() const noexcept { return cache_->change_filtered || values_.active; }
 
     /// A run with a change filter and/or value filters. With a change filter: refused (asserted,
@@ -237,7 +247,7 @@ private:
             detail::for_each_value_run(world_, *cache_, values_, changed ? &last_run_ : nullptr, outermost,
                                        [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
                                            if constexpr (!(detail::TermTraits<Terms>::read_only && ...))
-                                               if (arch.ticks.active() && !cache_->has_sparse) // [sparse] those stamp the rows they visit
+                                               if (arch.ticks.active() && !cache_->has_sparse) // sparse runs stamp the rows they visit
                                                    detail::touch_terms_present<Terms...>(arch, begin, count, absent,
                                                                                          std::index_sequence_for<Terms...>{});
                                            visit(arch, begin, count, absent);
@@ -263,7 +273,7 @@ private:
     detail::QueryCache* cache_ = nullptr;
     mutable detail::Tick last_run_ = 0; ///< end of the previous change-filtered run (0: never ran)
     World* world_ = nullptr; ///< where each_par flushes command buffers
-    detail::FilterValues values_; ///< [relations] the values of Related<R>{target} / Cascade<R> filters
+    detail::FilterValues values_; ///< the values of Related<R>{target} / Cascade<R> filters
 };
 
 } // namespace ecs

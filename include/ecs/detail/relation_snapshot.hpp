@@ -2,8 +2,9 @@
  * @file ecs/detail/relation_snapshot.hpp
  * @brief Relationship pairs in snapshots, and `ecs::register_relation<R>(name)`.
  *
- * Included at the end of ecs/detail/snapshot_loader.hpp (include <ecs/serialization.hpp>), which
- * declares the functions defined here and calls them from write_snapshot and the SnapshotLoader.
+ * The "RELS" section's writer (plan_relation_section, write_relation_section, called by
+ * write_snapshot) and reader (read_relation_section, check_relation_tags, install_relations, called
+ * by the SnapshotLoader). Include <ecs/serialization.hpp>.
  *
  * Names. A relationship type R is named by R's component name: `register_relation<R>(name)`, or
  * `register_component<R>(name)` (R is an empty struct: a tag). The tag a source carries,
@@ -11,7 +12,7 @@
  * it is named automatically (sync_relation_tags) when a snapshot is written or read.
  *
  * Format (version 2 only). When the world holds pairs, the body gets an extension section (see
- * snapshot_loader.hpp: 4-byte tag, u64 payload length, payload) tagged "RELS"; a world without pairs
+ * snapshot_sections.hpp: 4-byte tag, u64 payload length, payload) tagged "RELS"; a world without pairs
  * writes none. Payload:
  *
  *     u32 relationship type count
@@ -38,20 +39,39 @@
 #include <utility>
 #include <vector>
 
+#include "../archetype.hpp"
+#include "../component.hpp"
+#include "../entity.hpp"
 #include "../relation.hpp"
-#include "../serialization.hpp"
+#include "../world.hpp"
+#include "component_registry.hpp"
 #include "snapshot_io.hpp"
-#include "snapshot_loader.hpp"
+#include "snapshot_registry.hpp"
 
 namespace ecs {
 
 namespace detail {
 
-/// The section name of the relationship pairs.
+/// The pairs of one relationship type read from a snapshot, installed by SnapshotLoader::commit().
+struct PendingRelation {
+    const RelationTypeInfo* info = nullptr;
+    std::vector<Entity> sources;
+    std::vector<Entity> targets;
+    std::vector<uint32_t> positions; ///< each source's place among its target's sources
+};
+/// What write_snapshot writes of the relationships: the types holding pairs, with their names.
+struct RelationSectionPlan {
+    const World* world = nullptr;
+    std::vector<std::pair<const RelationIndex*, const ComponentRegistration*>> items;
+    uint64_t payload = 0;
+    /// Bytes of the trailing sections (0 without pairs: nothing is written).
+    [[nodiscard]] uint64_t bytes() const noexcept { return items.empty() ? 0 : 4 + 8 + payload; } // "RELS" section
+};
 
 /// The component name of HasRelation<R> in snapshots, from R's name.
 inline std::string relation_tag_name(const std::string& relation_name) { return "ecs::Related<" + relation_name + ">"; }
 
+/// Names the HasRelation tag of every relationship type whose R is registered.
 inline void sync_relation_tags() {
     each_relation_type([](const RelationTypeInfo& info) {
         const ComponentRegistration* named = component_registry().find(info.relation);
@@ -65,6 +85,7 @@ inline void sync_relation_tags() {
     });
 }
 
+/// Collects the relationship types of `world` holding pairs; false (asserted) when one has no name.
 inline bool plan_relation_section(const World& world, RelationSectionPlan& plan) {
     sync_relation_tags();
     plan.world = &world;
@@ -86,6 +107,7 @@ inline bool plan_relation_section(const World& world, RelationSectionPlan& plan)
     return named;
 }
 
+/// Writes the "RELS" section of `plan` (nothing without pairs).
 inline void write_relation_section(const RelationSectionPlan& plan, SnapshotWriter& w) {
     if (plan.items.empty()) return;
     w.raw("RELS", 4); // an extension section: tag, payload length, payload
@@ -240,6 +262,7 @@ inline bool read_relation_section(SnapshotReader& in, uint64_t bytes, const std:
     return true;
 }
 
+/// Checks the HasRelation tags of the loaded archetypes against the pairs read.
 inline bool check_relation_tags(const std::vector<Archetype*>& filled, size_t slot_count,
                                 const std::vector<PendingRelation>& pending, DeserializeResult& result) {
     // Every HasRelation tag in the loaded archetypes belongs to a relationship type with pairs...
@@ -280,6 +303,7 @@ inline bool check_relation_tags(const std::vector<Archetype*>& filled, size_t sl
     return true;
 }
 
+/// Installs the pairs read into the world's relationship indexes (SnapshotLoader::commit()).
 inline void install_relations(World& world, const std::vector<PendingRelation>& pending) {
     Relations& relations = WorldAccess::relations(world);
     for (const PendingRelation& p : pending)

@@ -1,9 +1,9 @@
 /**
  * @file ecs/detail/row_filters.hpp
  * @brief The query cache (QueryCache) and the row tests of enable bits and sparse storage: which runs
- *        of an archetype's rows a query visits (addition, 1.0).
+ *        of an archetype's rows a query visits.
  *
- * Internal to the query engine (query.hpp includes it). A query run visits, per matching archetype,
+ * Internal to the query engine (query_engine.hpp includes it). A query run visits, per matching archetype,
  * either every row (nothing disabled there, no sparse type in the query) or the runs of rows that
  * pass: EnableRowTest tests the archetype's disabled bits word by word (enable.hpp), SparseRowTest
  * tests each row's sparse components (sparse.hpp), ChangeFilter / changed_runs the tick columns of
@@ -19,7 +19,7 @@
 #include <limits>
 
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
-#  include <emmintrin.h> // [change] the tick scan of Changed / Added
+#  include <emmintrin.h> // the tick scan of Changed / Added
 #endif
 
 #include "../archetype.hpp"
@@ -39,22 +39,22 @@ struct QueryCache {
     ComponentMask include;
     ComponentMask exclude;
     PodArray<Archetype*> archetypes;
-    /// [enable] Archetypes that have every required type and some excluded one, in creation order:
+    /// Archetypes that have every required type and some excluded one, in creation order:
     /// their rows match where every excluded type they hold is disabled. Next to `archetypes`: every
     /// run tests it (one cache line with `scanned`).
     PodArray<Archetype*> candidates;
     size_t scanned = 0;      ///< archetypes of the graph already tested (the generation seen)
-    bool has_sparse = false; ///< [sparse] a sparse type is required or excluded: rows are tested one by one
+    bool has_sparse = false; ///< a sparse type is required or excluded: rows are tested one by one
     bool impossible = false; ///< a required type can never be a component (id beyond the bitset)
     bool change_filtered = false;        ///< Changed/Added filters present (handles only)
     PodArray<ComponentTypeID> changed;   ///< the types of Changed<...>
     PodArray<ComponentTypeID> added;     ///< the types of Added<...>
-    // [enable] what the row-filtered path tests (enable.hpp)
+    // what the row-filtered path tests (enable bits, enable.hpp)
     bool include_disabled = false;       ///< IncludeDisabled: disabled entities are visited
     PodArray<ComponentTypeID> required_ids; ///< required terms, With, Changed, Added: must be enabled
     PodArray<ComponentTypeID> excluded_ids; ///< Without: must be absent or disabled
     PodArray<ComponentTypeID> optional_ids; ///< per term position: an Optional term's type, else INVALID_COMPONENT_ID
-    // [sparse] the sparse types, tested per row (table types are in the masks and the lists above)
+    // the sparse types, tested per row (table types are in the masks and the lists above)
     PodArray<ComponentTypeID> sparse_required; ///< required terms, With, Changed, Added
     PodArray<ComponentTypeID> sparse_excluded; ///< Without
     PodArray<ComponentTypeID> sparse_changed;  ///< Changed<...> (also in sparse_required)
@@ -82,7 +82,7 @@ struct QueryCache {
     }
 };
 
-// -- [enable] the row-filtered path (enable.hpp) --------------------------------------------------------
+// -- the row-filtered path of enable bits (enable.hpp) ---------------------------------------------------
 
 /**
  * @brief Splits rows of one archetype into maximal runs that pass a query's enable rules: the entity
@@ -238,7 +238,7 @@ void for_each_run(const QueryCache& q, Visit&& visit) {
     });
 }
 
-// -- [sparse] the row-by-row path (sparse.hpp) ---------------------------------------------------------
+// -- the row-by-row path of sparse types (sparse.hpp) ---------------------------------------------------
 
 /**
  * @brief The per-row test of a query's sparse types: every required one present and enabled (and,
@@ -328,7 +328,7 @@ void for_each_match(const ArchetypeGraph& graph, const QueryCache& q, Visit&& vi
     for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) { test.split(a, begin, count, absent, visit); });
 }
 
-// -- [change] the rows passing Changed / Added (change_detection.hpp) ----------------------------------
+// -- the rows passing Changed / Added (change_detection.hpp) -------------------------------------------
 
 /// Bit i set when `ticks[i] > since`, for the `count` <= 16 ticks from `ticks` (higher bits clear).
 /// A full group with SSE2 where available: 4 compares, no branch per row.

@@ -1,7 +1,8 @@
 /**
  * @file ecs/detail/snapshot_io.hpp
  * @brief The byte level of snapshots: little-endian framing, the CRC-32C checksum, a buffered writer,
- *        stream buffers and a bounds-checked reader. Knows nothing of worlds or components.
+ *        stream buffers, a bounds-checked reader and the byte string a section payload is built in. Knows
+ *        nothing of worlds or components.
  */
 #pragma once
 
@@ -793,6 +794,25 @@ inline bool stream_remaining(std::streambuf& sb, uint64_t& remaining) {
     remaining = static_cast<uint64_t>(size);
     return true;
 }
+
+/// A section payload under construction: little-endian integers appended to a byte string.
+struct SectionBytes {
+    std::string bytes;
+    void u32(uint32_t v) {
+        unsigned char b[4];
+        put_u32(b, v);
+        bytes.append(reinterpret_cast<const char*>(b), 4);
+    }
+    void u64(uint64_t v) {
+        unsigned char b[8];
+        put_u64(b, v);
+        bytes.append(reinterpret_cast<const char*>(b), 8);
+    }
+    void name(const std::string& text) {
+        u32(static_cast<uint32_t>(text.size()));
+        bytes.append(text);
+    }
+};
 
 } // namespace detail
 } // namespace ecs

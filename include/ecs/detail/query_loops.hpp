@@ -1,0 +1,471 @@
+/**
+ * @file ecs/detail/query_loops.hpp
+ * @brief The row loops every query run goes through: fetching a term's column or value, calling the
+ *        callback per row (with or without the entity), the cached-column loop, and the drivers
+ *        that walk a cache's archetypes (run_query, for_each_match, the change-filtered and
+ *        value-filtered runs) inside an iteration scope.
+ *
+ * Internal: world.each, the query handle (query_handle.hpp) and each_par run through these.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "../archetype.hpp"
+#include "../archetype_graph.hpp"
+#include "../change_detection.hpp"
+#include "../component.hpp"
+#include "../config.hpp"
+#include "../enable.hpp"
+#include "../entity.hpp"
+#include "../query_engine.hpp"
+#include "../query_terms.hpp"
+#include "../sparse.hpp"
+#include "row_filters.hpp"
+
+namespace ecs {
+
+class World;
+
+namespace detail {
+
+// -- the row loops -------------------------------------------------------------------------------------
+
+template <typename T>
+ECS_FORCEINLINE T& element(T* column, size_t row) noexcept {
+    if constexpr (is_tag_v<std::remove_const_t<T>>) {
+        (void)row;
+        return *column;
+    } else {
+        return column[row];
+    }
+}
+
+/// The base of `Term`'s column in `arch` (nullptr for an absent Optional term).
+template <typename Term>
+ECS_FORCEINLINE term_pointer_t<Term> term_column(Archetype& arch) noexcept {
+    using P = term_pointer_t<Term>;
+    const ComponentTypeID id = component_id<term_component_t<Term>>();
+    if constexpr (TermTraits<Term>::optional) {
+        return arch.has(id) ? reinterpret_cast<P>(arch.column(id).data) : nullptr;
+    } else {
+        return reinterpret_cast<P>(arch.column(id).data);
+    }
+}
+
+/// What the callback receives for `Term` at `row`.
+template <typename Term>
+ECS_FORCEINLINE term_param_t<Term> term_element(term_pointer_t<Term> column, size_t row) noexcept {
+    if constexpr (TermTraits<Term>::optional) {
+        if constexpr (is_tag_v<term_component_t<Term>>) {
+            (void)row;
+            return column;
+        } else {
+            return column != nullptr ? column + row : nullptr;
+        }
+    } else {
+        return element(column, row);
+    }
+}
+
+/// `column` advanced to row `begin` (a tag's one object and an absent Optional stay as they are).
+template <typename Term>
+ECS_FORCEINLINE term_pointer_t<Term> term_offset(term_pointer_t<Term> column, size_t begin) noexcept {
+    if constexpr (is_tag_v<term_component_t<Term>>) {
+        (void)begin;
+        return column;
+    } else {
+        return column != nullptr ? column + begin : column;
+    }
+}
+
+/// Whether a callback wants the entity first; one fitting neither form is a readable compile error.
+template <typename Func, typename... Terms>
+constexpr bool takes_entity() {
+    constexpr bool with = std::is_invocable_v<Func&, Entity, term_param_t<Terms>...>;
+    static_assert(with || std::is_invocable_v<Func&, term_param_t<Terms>...>,
+                  "ecs query: the callback must be callable as fn(Entity, terms...) or fn(terms...), where a term T "
+                  "gives T&, const T gives const T&, Optional<T> gives T*");
+    return with;
+}
+
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_FORCEINLINE void run_rows(Func& fn, size_t n, const Entity* entities, term_pointer_t<Terms>... columns) {
+    if constexpr (WithEntity) {
+        for (size_t i = 0; i < n; ++i) fn(entities[i], term_element<Terms>(columns, i)...);
+    } else {
+        (void)entities;
+        for (size_t i = 0; i < n; ++i) fn(term_element<Terms>(columns, i)...);
+    }
+}
+
+/// Stamps "changed now" on rows [begin, begin + count) of `arch` for the non-const term `Term`
+/// when its type is tracked there. Called once per archetype (or per row for filtered runs).
+template <typename Term>
+ECS_FORCEINLINE void touch_term(Archetype& arch, size_t begin, size_t count) noexcept {
+    if constexpr (!TermTraits<Term>::read_only) {
+        if (TickColumn* c = arch.ticks_of(component_id<term_component_t<Term>>())) c->touch_range(begin, count, arch.ticks.now());
+    } else {
+        (void)arch;
+        (void)begin;
+        (void)count;
+    }
+}
+/// touch_term for every term; the caller has checked `arch.ticks.active()`.
+template <typename... Terms>
+ECS_NOINLINE void touch_terms(Archetype& arch, size_t begin, size_t count) noexcept {
+    (touch_term<Terms>(arch, begin, count), ...);
+}
+
+/// touch_term, skipped for an Optional term absent from the run.
+template <typename... Terms, size_t... Is>
+void touch_terms_present(Archetype& arch, size_t begin, size_t count, uint64_t absent, std::index_sequence<Is...>) noexcept {
+    ((((absent >> Is) & 1u) ? void() : touch_term<Terms>(arch, begin, count)), ...);
+}
+
+template <bool WithEntity, typename... Terms, typename Func, size_t... Is>
+ECS_FORCEINLINE void run_rows_absent(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent,
+                                     std::index_sequence<Is...>) {
+    run_rows<WithEntity, Terms...>(fn, count, a.entities.data() + begin,
+                                   (((absent >> Is) & 1u) ? term_pointer_t<Terms>(nullptr)
+                                                          : term_offset<Terms>(term_column<Terms>(a), begin))...);
+}
+
+/// run_rows_absent for the many short runs of a change-filtered run: the term columns are looked up
+/// once per archetype, not once per run.
+template <bool WithEntity, typename... Terms>
+class CachedColumns {
+public:
+    template <typename Func>
+    ECS_FORCEINLINE void run(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        run_impl(fn, a, begin, count, absent, std::index_sequence_for<Terms...>{});
+    }
+
+private:
+    template <typename Func, size_t... Is>
+    ECS_FORCEINLINE void run_impl(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, std::index_sequence<Is...> seq) {
+        if (ECS_UNLIKELY(absent != 0)) { // an Optional term disabled on the run (enable bits)
+            run_rows_absent<WithEntity, Terms...>(fn, a, begin, count, absent, seq);
+            return;
+        }
+        if (&a != arch_) {
+            arch_ = &a;
+            columns_ = std::tuple<term_pointer_t<Terms>...>(term_column<Terms>(a)...);
+        }
+        run_rows<WithEntity, Terms...>(fn, count, a.entities.data() + begin, term_offset<Terms>(std::get<Is>(columns_), begin)...);
+    }
+
+    Archetype* arch_ = nullptr;
+    std::tuple<term_pointer_t<Terms>...> columns_{};
+};
+
+/// Runs `fn` over one run of rows (stamping the mutable terms first).
+template <bool WithEntity, typename... Terms, typename Func>
+void run_run(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent) {
+    if constexpr (!(TermTraits<Terms>::read_only && ...))
+        if (a.ticks.active()) touch_terms_present<Terms...>(a, begin, count, absent, std::index_sequence_for<Terms...>{});
+    run_rows_absent<WithEntity, Terms...>(fn, a, begin, count, absent, std::index_sequence_for<Terms...>{});
+}
+
+/// The rows of one archetype with disabled rows, run by run.
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_NOINLINE void run_archetype_filtered(const QueryCache& q, Archetype& arch, Func& fn) {
+    EnableRowTest test;
+    if (!test.prepare(q, arch)) return;
+    auto visit = [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        run_run<WithEntity, Terms...>(fn, a, begin, count, absent);
+    };
+    test.runs(arch, 0, arch.size(), visit);
+}
+
+/// run_query in a world where some bit may be set: archetypes with disabled rows run by run, and
+/// candidates (archetypes holding a Without type) join in while they hold disabled rows.
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_NOINLINE void run_query_enabled(const QueryCache& q, Func& fn) {
+    if (q.candidates_active()) { // a Without type is disabled somewhere
+        for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+            run_run<WithEntity, Terms...>(fn, a, begin, count, absent);
+        });
+        return;
+    }
+    for (Archetype* a : q.archetypes) {
+        Archetype& arch = *a;
+        const size_t n = arch.size();
+        if (n == 0) continue;
+        if (arch.enable.any()) { // disabled rows here: run by run
+            run_archetype_filtered<WithEntity, Terms...>(q, arch, fn);
+            continue;
+        }
+        if constexpr (!(TermTraits<Terms>::read_only && ...))
+            if (ECS_UNLIKELY(arch.ticks.active())) touch_terms<Terms...>(arch, 0, n);
+        run_rows<WithEntity, Terms...>(fn, n, arch.entities.data(), term_column<Terms>(arch)...);
+    }
+}
+
+/// Where a term's values come from on one run: a table column (from the run's first row) or a set.
+template <typename Term>
+struct TermSource {
+    term_pointer_t<Term> column = nullptr;
+    SparseSet* set = nullptr;
+};
+
+template <typename Term>
+ECS_FORCEINLINE TermSource<Term> term_source(Archetype& a, size_t begin, bool absent, const SparseRoom* room) noexcept {
+    TermSource<Term> source;
+    if constexpr (is_sparse_v<term_component_t<Term>>) {
+        (void)a;
+        (void)begin;
+        (void)absent;
+        source.set = room != nullptr ? room->set(component_id<term_component_t<Term>>()) : nullptr;
+    } else {
+        (void)room;
+        source.column = absent ? nullptr : term_offset<Term>(term_column<Term>(a), begin);
+    }
+    return source;
+}
+
+/// What the callback receives for `Term` at row `i` of the run (entity slot `index`). A mutable sparse
+/// value is stamped changed here when its type is tracked.
+template <typename Term>
+ECS_FORCEINLINE term_param_t<Term> term_fetch(const TermSource<Term>& source, size_t i, uint32_t index) noexcept {
+    using P = term_pointer_t<Term>;
+    if constexpr (is_sparse_v<term_component_t<Term>>) {
+        (void)i;
+        if constexpr (TermTraits<Term>::optional) {
+            void* p = source.set != nullptr ? source.set->find(index) : nullptr;
+            if (p != nullptr && source.set->disabled(index)) p = nullptr;
+            if constexpr (!TermTraits<Term>::read_only)
+                if (p != nullptr && source.set->ticks_active()) source.set->touch(index);
+            return static_cast<P>(p);
+        } else { // passed the row test: the set exists and holds `index`
+            void* p = source.set->value_of(index);
+            if constexpr (!TermTraits<Term>::read_only)
+                if (source.set->ticks_active()) source.set->touch(index);
+            return *static_cast<P>(p);
+        }
+    } else {
+        (void)index;
+        return term_element<Term>(source.column, i);
+    }
+}
+
+template <bool WithEntity, typename... Terms, typename Func, size_t... Is>
+void run_rows_sparse_impl(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, const SparseRowTest& test,
+                          const SparseRoom* room, std::index_sequence<Is...>) {
+    (void)room; // no term
+    const Entity* entities = a.entities.data() + begin;
+    [&](auto... sources) {
+        for (size_t i = 0; i < count; ++i) {
+            const Entity e = entities[i];
+            if (!test.passes(e.index)) continue;
+            if constexpr (!(TermTraits<Terms>::read_only && ...))
+                if (a.ticks.active()) touch_terms_present<Terms...>(a, begin + i, 1, absent, std::index_sequence_for<Terms...>{});
+            if constexpr (WithEntity) fn(e, term_fetch<Terms>(sources, i, e.index)...);
+            else fn(term_fetch<Terms>(sources, i, e.index)...);
+        }
+    }(term_source<Terms>(a, begin, ((absent >> Is) & 1u) != 0, room)...);
+}
+
+/// Runs `fn` over the rows of one run that pass the sparse test, fetching sparse values per row.
+template <bool WithEntity, typename... Terms, typename Func>
+void run_rows_sparse(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, const SparseRowTest& test,
+                     const SparseRoom* room) {
+    run_rows_sparse_impl<WithEntity, Terms...>(fn, a, begin, count, absent, test, room, std::index_sequence_for<Terms...>{});
+}
+
+/// run_query for a query naming sparse types: every run (enable rules applied), row by row.
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_NOINLINE void run_query_sparse(const ArchetypeGraph& graph, const QueryCache& q, Func& fn) {
+    SparseRowTest test;
+    if (!test.prepare(q, graph.sparse(), 0)) return;
+    for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        run_rows_sparse<WithEntity, Terms...>(fn, a, begin, count, absent, test, graph.sparse());
+    });
+}
+
+
+/// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
+/// `graph` says whether any enable bit was ever set in the world (else the plain loop).
+/// A query naming a sparse type tests and fetches row by row.
+/// `MaybeSparse` false: the caller knows at compile time that the filters name no sparse type.
+template <bool WithEntity, typename... Terms, typename Func, bool MaybeSparse = true>
+void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth, Func& fn,
+               std::bool_constant<MaybeSparse> = {}) {
+    IterationScope scope(depth);
+    constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
+    if (sparse_terms || (MaybeSparse && ECS_UNLIKELY(q.has_sparse))) {
+        run_query_sparse<WithEntity, Terms...>(graph, q, fn);
+        return;
+    }
+    if (ECS_UNLIKELY(graph.may_have_disabled())) {
+        run_query_enabled<WithEntity, Terms...>(q, fn);
+        return;
+    }
+    Archetype* const* archs = q.archetypes.data();
+    const size_t archetype_count = q.archetypes.size();
+    for (size_t a = 0; a < archetype_count; ++a) {
+        Archetype& arch = *archs[a];
+        const size_t n = arch.size();
+        if (n == 0) continue;
+        if constexpr (!(TermTraits<Terms>::read_only && ...))
+            if (ECS_UNLIKELY(arch.ticks.active())) touch_terms<Terms...>(arch, 0, n);
+        run_rows<WithEntity, Terms...>(fn, n, arch.entities.data(), term_column<Terms>(arch)...);
+    }
+}
+
+/// True when every type of the cache's Changed/Added lists is tracked; asserts otherwise.
+inline bool change_filter_tracked(const QueryCache& q, const ArchetypeGraph& graph) noexcept {
+    for (size_t i = 0; i < q.changed.size(); ++i)
+        if (!ECS_CHECK(graph.tracks(q.changed.data()[i]),
+                       "Query: Changed<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
+            return false;
+    for (size_t i = 0; i < q.added.size(); ++i)
+        if (!ECS_CHECK(graph.tracks(q.added.data()[i]),
+                       "Query: Added<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
+            return false;
+    for (size_t i = 0; i < q.sparse_changed.size(); ++i) // sparse types: their own ticks
+        if (!ECS_CHECK(graph.tracks(q.sparse_changed.data()[i]),
+                       "Query: Changed<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
+            return false;
+    for (size_t i = 0; i < q.sparse_added.size(); ++i)
+        if (!ECS_CHECK(graph.tracks(q.sparse_added.data()[i]),
+                       "Query: Added<T> lists a type whose changes are not tracked (call world.track_changes<T>() first)"))
+            return false;
+    return true;
+}
+
+/// Calls `visit(arch, begin, count, absent)` for each maximal run of rows of `q` passing the change
+/// filter and the enable rules (see for_each_run). `prefetch_rows`: the visits read the rows (a run,
+/// not count()): the columns of the passing rows are prefetched (see changed_runs).
+template <typename Visit>
+void for_each_changed_run(const QueryCache& q, Tick since, Visit&& visit, bool prefetch_rows = false) {
+    ChangeFilter filter(q, since, prefetch_rows);
+    for_each_archetype(q, [&](Archetype& arch, bool candidate) {
+        if (arch.size() == 0 || !filter.prepare(arch)) return;
+        if (ECS_LIKELY(!candidate && !arch.enable.any())) {
+            auto whole = [&](Archetype& a, size_t begin, size_t count) { visit(a, begin, count, uint64_t(0)); };
+            changed_runs(filter, &arch, whole);
+            return;
+        }
+        EnableRowTest test; // each changed run is split further
+        if (!test.prepare(q, arch)) return;
+        auto split = [&](Archetype& a, size_t begin, size_t count) { test.runs(a, begin, begin + count, visit); };
+        changed_runs(filter, &arch, split);
+    });
+}
+
+/// for_each_changed_run, split by the sparse test for a query naming sparse types (see for_each_match).
+template <typename Visit>
+void for_each_changed_match(const ArchetypeGraph& graph, const QueryCache& q, Tick since, Visit&& visit) {
+    if (ECS_LIKELY(!q.has_sparse)) {
+        for_each_changed_run(q, since, visit);
+        return;
+    }
+    SparseRowTest test;
+    if (!test.prepare(q, graph.sparse(), since)) return;
+    for_each_changed_run(q, since, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        test.split(a, begin, count, absent, visit);
+    });
+}
+
+// -- runs with value filters (relationships) -------------------------------------------------------------
+
+/**
+ * @brief Calls `visit(arch, begin, count, absent)` for each maximal run of rows of `q` that passes the
+ *        value filters `values` (and the change filter with progress `*since` when `since` is not null)
+ *        and the enable rules, in visiting order: the order's runs when there is one (Cascade<R>), else
+ *        archetype then row order. `absent` as in for_each_run. Sparse tests are left to the caller
+ *        (for_each_special_match, or a row-by-row run that fetches sparse values).
+ * @param world the world of `q` (the tests and the order read its relationships); null only when
+ *        `values` is inactive.
+ * @param may_reorder no run is in progress around this one (see FilterValues::Order).
+ */
+template <typename Visit>
+void for_each_value_run(World* world, const QueryCache& q, const FilterValues& values, const Tick* since, bool may_reorder,
+                        Visit&& visit, bool prefetch_rows = false) {
+    auto tested = [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
+        if (values.test_count == 0) {
+            visit(arch, begin, count, absent);
+            return;
+        }
+        size_t run_begin = begin;
+        size_t run_size = 0;
+        for (size_t row = begin; row < begin + count; ++row) {
+            if (values.passes(*world, arch.entities[row])) {
+                if (run_size == 0) run_begin = row;
+                ++run_size;
+            } else if (run_size != 0) {
+                visit(arch, run_begin, run_size, absent);
+                run_size = 0;
+            }
+        }
+        if (run_size != 0) visit(arch, run_begin, run_size, absent);
+    };
+    if (values.order != nullptr) {
+        const RowRun* runs = nullptr;
+        size_t run_count = 0;
+        values.order(*world, q, may_reorder, runs, run_count);
+        // the order's runs, split by the enable rules (archetypes matching only through a
+        // disabled Without type are not in the order: see notes/enable.md)
+        for (size_t i = 0; i < run_count; ++i) {
+            Archetype& arch = *runs[i].archetype;
+            if (ECS_LIKELY(!arch.enable.any())) {
+                tested(arch, runs[i].begin, runs[i].count, uint64_t(0));
+                continue;
+            }
+            EnableRowTest test;
+            if (test.prepare(q, arch)) test.runs(arch, runs[i].begin, runs[i].begin + runs[i].count, tested);
+        }
+        return;
+    }
+    if (since != nullptr) {
+        for_each_changed_run(q, *since, tested, prefetch_rows && values.test_count == 0);
+        return;
+    }
+    for_each_run(q, tested);
+}
+
+/// for_each_value_run, split by the sparse test for a query naming sparse types (see for_each_match).
+template <typename Visit>
+void for_each_special_match(World* world, const ArchetypeGraph& graph, const QueryCache& q, const FilterValues& values,
+                            const Tick* since, Visit&& visit) {
+    if (ECS_LIKELY(!q.has_sparse)) {
+        for_each_value_run(world, q, values, since, false, visit);
+        return;
+    }
+    SparseRowTest test;
+    if (!test.prepare(q, graph.sparse(), since != nullptr ? *since : Tick(0))) return;
+    for_each_value_run(world, q, values, since, false, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+        test.split(a, begin, count, absent, visit);
+    });
+}
+
+/// world.each with active value filters: visits the passing rows, in order, inside an iteration scope
+/// (enabled rows only; with sparse types, rows tested and fetched one by one).
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_NOINLINE void run_valued(World& world, const ArchetypeGraph& graph, const QueryCache& q, const FilterValues& values,
+                             uint32_t* depth, Func& fn) {
+    const bool outermost = depth != nullptr && *depth == 0;
+    IterationScope scope(depth);
+    constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
+    if (sparse_terms || q.has_sparse) {
+        SparseRowTest test;
+        if (!test.prepare(q, graph.sparse(), 0)) return;
+        for_each_value_run(&world, q, values, nullptr, outermost, [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
+            run_rows_sparse<WithEntity, Terms...>(fn, arch, begin, count, absent, test, graph.sparse());
+        });
+        return;
+    }
+    for_each_value_run(&world, q, values, nullptr, outermost, [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
+        run_run<WithEntity, Terms...>(fn, arch, begin, count, absent);
+    });
+}
+
+
+} // namespace detail
+
+} // namespace ecs
