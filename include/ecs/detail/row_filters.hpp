@@ -16,10 +16,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
-#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
-#  include <emmintrin.h> // the tick scan of Changed / Added
+#if !(defined(__GNUC__) || defined(__clang__)) && (defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
+#  include <emmintrin.h> // the tick scan of Changed / Added (GCC and Clang use vector extensions: no header)
 #endif
 
 #include "../archetype.hpp"
@@ -333,7 +334,27 @@ void for_each_match(const ArchetypeGraph& graph, const QueryCache& q, Visit&& vi
 /// Bit i set when `ticks[i] > since`, for the `count` <= 16 ticks from `ticks` (higher bits clear).
 /// A full group with SSE2 where available: 4 compares, no branch per row.
 ECS_FORCEINLINE unsigned ticks_after(const Tick* ticks, size_t count, Tick since) noexcept {
-#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+    // Vector extensions rather than <emmintrin.h>: the same instructions, and no intrinsics header
+    // parsed by every translation unit.
+    if (count == 16) {
+        typedef uint32_t U4 __attribute__((vector_size(16)));
+        typedef int32_t I4 __attribute__((vector_size(16)));
+        typedef float F4 __attribute__((vector_size(16)));
+        static_assert(sizeof(Tick) == 4, "ticks_after: four ticks per 16 bytes");
+        const U4 bound = {since, since, since, since};
+        unsigned mask = 0;
+        for (unsigned i = 0; i < 4; ++i) {
+            U4 v;
+            std::memcpy(&v, ticks + 4 * i, sizeof v);
+            const I4 after = v > bound; // -1 where the tick is after `since` (unsigned order)
+            F4 bits;
+            std::memcpy(&bits, &after, sizeof bits);
+            mask |= static_cast<unsigned>(__builtin_ia32_movmskps(bits)) << (4 * i);
+        }
+        return mask;
+    }
+#elif defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
     if (count == 16) {
         const __m128i bias = _mm_set1_epi32(std::numeric_limits<int32_t>::min()); // unsigned order via signed compare
         const __m128i bound = _mm_xor_si128(_mm_set1_epi32(static_cast<int32_t>(since)), bias);

@@ -20,9 +20,6 @@
 #include <utility>
 #include <vector>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#  include <immintrin.h> // the CRC-32C hardware paths (compiled with target attributes, chosen at run time)
-#endif
 
 #include "../config.hpp"
 #include "../entity.hpp"
@@ -240,40 +237,40 @@ private:
         for (; n != 0; ++p, --n) c32 = __builtin_ia32_crc32qi(c32, *p);
         return c32;
     }
+#  if defined(__clang__)
+#    define ECS_CLMUL512(a, b, imm) __builtin_ia32_pclmulqdq512((a), (b), (imm))
+#  else
+#    define ECS_CLMUL512(a, b, imm) __builtin_ia32_vpclmulqdq_v8di((a), (b), (imm))
+#  endif
     /// Folds FOLD-byte steps while at least 2 * FOLD bytes are left, then finishes with crc32.
     __attribute__((target("avx512f,vpclmulqdq,sse4.2"))) static uint32_t step_vpclmul(uint32_t crc, const unsigned char* p,
                                                                                       size_t n) noexcept {
         if (n >= 2 * FOLD) {
             const Tables& tb = tables();
             const long long k_lo = static_cast<long long>(tb.fold_lo), k_hi = static_cast<long long>(tb.fold_hi);
-            const __m512i k = _mm512_set_epi64(k_hi, k_lo, k_hi, k_lo, k_hi, k_lo, k_hi, k_lo); // per lane: lo, hi
-            __m512i x0 = _mm512_loadu_si512(p);
-            __m512i x1 = _mm512_loadu_si512(p + 64);
-            __m512i x2 = _mm512_loadu_si512(p + 128);
-            __m512i x3 = _mm512_loadu_si512(p + 192);
+            // GCC / Clang vector extensions and builtins, not <immintrin.h>: that header alone costs
+            // about a second of compile time in every translation unit including the library. The
+            // target attribute makes these AVX-512 instructions.
+            typedef long long V8 __attribute__((vector_size(64), aligned(64)));
+            const V8 k = {k_lo, k_hi, k_lo, k_hi, k_lo, k_hi, k_lo, k_hi}; // per 128-bit lane: lo, hi
+            V8 x[4];
+            std::memcpy(x, p, FOLD);
             // The register enters as the first four bytes' xor (crc(c, M) = crc(0, M ^ c)).
-            x0 = _mm512_xor_si512(x0, _mm512_maskz_set1_epi32(1, static_cast<int>(crc)));
+            x[0][0] ^= static_cast<long long>(crc);
             p += FOLD;
             n -= FOLD;
             for (; n >= FOLD; p += FOLD, n -= FOLD) { // each lane: lo * K1 ^ hi * K2 ^ the lane FOLD bytes on
-                x0 = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x0, k, 0x00), _mm512_clmulepi64_epi128(x0, k, 0x11),
-                                               _mm512_loadu_si512(p), 0x96);
-                x1 = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x1, k, 0x00), _mm512_clmulepi64_epi128(x1, k, 0x11),
-                                               _mm512_loadu_si512(p + 64), 0x96);
-                x2 = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x2, k, 0x00), _mm512_clmulepi64_epi128(x2, k, 0x11),
-                                               _mm512_loadu_si512(p + 128), 0x96);
-                x3 = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x3, k, 0x00), _mm512_clmulepi64_epi128(x3, k, 0x11),
-                                               _mm512_loadu_si512(p + 192), 0x96);
+                V8 next[4];
+                std::memcpy(next, p, FOLD);
+                for (int i = 0; i < 4; ++i) x[i] = ECS_CLMUL512(x[i], k, 0x00) ^ ECS_CLMUL512(x[i], k, 0x11) ^ next[i];
             }
             alignas(64) unsigned char rest[FOLD];
-            _mm512_store_si512(rest, x0);
-            _mm512_store_si512(rest + 64, x1);
-            _mm512_store_si512(rest + 128, x2);
-            _mm512_store_si512(rest + 192, x3);
+            std::memcpy(rest, x, FOLD);
             crc = step_sse42(0, rest, FOLD);
         }
         return step_sse42(crc, p, n);
     }
+#  undef ECS_CLMUL512
     static uint32_t step(uint32_t crc, const unsigned char* p, size_t n, Path path) noexcept {
         switch (path) {
         case Path::vpclmul: return step_vpclmul(crc, p, n);
