@@ -111,6 +111,19 @@ Entity World::create_in(Entity slot, Ts&&... components) {
     }
 }
 
+template <typename C, typename V>
+ECS_FORCEINLINE void World::construct_mixed(Archetype& arch, uint32_t row, Entity e, V&& value) {
+    if constexpr (detail::is_sparse_v<C>) {
+        (void)arch;
+        (void)row;
+        detail::SparseSet& set = sparse_set_of(ensure_column_factory<C>());
+        ::new (set.insert(e)) C(std::forward<V>(value));
+    } else {
+        (void)e;
+        construct_at<C>(arch, row, std::forward<V>(value));
+    }
+}
+
 template <bool Reserved, typename... Ts, typename... Vs>
 ECS_FORCEINLINE Entity World::place_new(Archetype& arch, Entity slot, Vs&&... values) {
     Entity e = slot;
@@ -121,7 +134,7 @@ ECS_FORCEINLINE Entity World::place_new(Archetype& arch, Entity slot, Vs&&... va
             uint32_t row = 0;
             if constexpr (Reserved) e = spawn_reserved(slot, arch, row);
             else e = spawn(arch, row);
-            (construct_at<detail::bare_t<Ts>>(arch, row, std::forward<Vs>(values)), ...);
+            (construct_mixed<detail::bare_t<Ts>>(arch, row, e, std::forward<Vs>(values)), ...);
         },
         [&] {
             if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);

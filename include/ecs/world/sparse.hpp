@@ -163,37 +163,6 @@ void World::remove_sparse(Entity e) {
         [&] { set->erase(e.index); }, [] {});
 }
 
-template <typename C, typename V>
-ECS_FORCEINLINE void World::construct_mixed(Archetype& arch, uint32_t row, Entity e, V&& value) {
-    if constexpr (detail::is_sparse_v<C>) {
-        (void)arch;
-        (void)row;
-        detail::SparseSet& set = sparse_set_of(ensure_column_factory<C>());
-        ::new (set.insert(e)) C(std::forward<V>(value));
-    } else {
-        (void)e;
-        construct_at<C>(arch, row, std::forward<V>(value));
-    }
-}
-
-template <bool Reserved, typename... Ts>
-Entity World::place_mixed(Archetype& arch, Entity slot, Ts&&... values) {
-    Entity e = slot;
-    detail::Notice notice{nullptr, nullptr, false, true}; // new: it matched nothing before
-    commit(
-        e, notice, [] { return true; },
-        [&] {
-            uint32_t row = 0;
-            if constexpr (Reserved) e = spawn_reserved(slot, arch, row); // the handle reserved when recorded
-            else e = spawn(arch, row);
-            (construct_mixed<detail::bare_t<Ts>>(arch, row, e, std::forward<Ts>(values)), ...);
-        },
-        [&] {
-            if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
-        });
-    return e;
-}
-
 namespace detail {
 /// The archetype of the table types of a create_with pack (sparse ones left out).
 template <typename... Ts>
@@ -217,9 +186,9 @@ Entity World::create_with_sparse(Entity slot, Ts&&... values) {
         if (arch == nullptr) return INVALID_ENTITY;
         if (ECS_UNLIKELY(arch->full())) {
             // The block is about to move and a value may live in it: move them out first (temporaries).
-            return place_mixed<Reserved>(*arch, slot, detail::bare_t<Ts>(std::move(values))...);
+            return place_new<Reserved, Ts...>(*arch, slot, detail::bare_t<Ts>(std::move(values))...);
         }
-        return place_mixed<Reserved>(*arch, slot, std::move(values)...);
+        return place_new<Reserved, Ts...>(*arch, slot, std::move(values)...);
     }
 }
 

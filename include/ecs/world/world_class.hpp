@@ -654,8 +654,6 @@ private:
     T& get_sparse(Entity e);
     template <bool Reserved, typename... Ts>
     Entity create_with_sparse(Entity slot, Ts&&... values); ///< create_in for a pack naming sparse types
-    template <bool Reserved, typename... Ts>
-    Entity place_mixed(Archetype& arch, Entity slot, Ts&&... values);
     template <typename C, typename V>
     void construct_mixed(Archetype& arch, uint32_t row, Entity e, V&& value);
     /// The set of sparse type `id`, created (and shown to the observers) when missing.
