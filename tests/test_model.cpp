@@ -411,6 +411,34 @@ void register_once(const char* name, ecs::ComponentColumn::SerializeFunc ser = n
     if (!ecs::component_registered(ecs::component_id<T>())) ecs::register_component<T>(name, ser, deser);
 }
 
+/// A runtime component (register_runtime_component), reached only through the untyped calls: an
+/// int with a check word, plain bytes, serialized as its 4-byte value.
+struct ModelRuntimeValue {
+    int32_t v;
+    uint32_t check;
+};
+constexpr uint32_t RUNTIME_CHECK = 0x5EEDF00Du;
+void model_runtime_write(std::ostream& out, const void* object) {
+    out.write(reinterpret_cast<const char*>(&static_cast<const ModelRuntimeValue*>(object)->v), sizeof(int32_t));
+}
+void model_runtime_read(std::istream& in, void* storage) {
+    int32_t v = 0;
+    if (in.read(reinterpret_cast<char*>(&v), sizeof v)) ::new (storage) ModelRuntimeValue{v, RUNTIME_CHECK};
+}
+ecs::ComponentTypeID model_runtime_id() {
+    static const ecs::ComponentTypeID id = [] {
+        ecs::ComponentOps ops;
+        ops.size = sizeof(ModelRuntimeValue);
+        ops.align = alignof(ModelRuntimeValue);
+        ops.default_construct = [](void* p) { ::new (p) ModelRuntimeValue{0, RUNTIME_CHECK}; };
+        ops.copy_construct = [](void* d, const void* src) { ::new (d) ModelRuntimeValue(*static_cast<const ModelRuntimeValue*>(src)); };
+        ops.serialize = &model_runtime_write;
+        ops.deserialize = &model_runtime_read;
+        return ecs::register_runtime_component("model.Runtime", ops);
+    }();
+    return id;
+}
+
 /// Names every component kind the model (and the fuzz targets) put in worlds.
 void register_model_components() {
     static const bool done = [] {
@@ -423,6 +451,7 @@ void register_model_components() {
         register_once<ModelNoDefault>("model.NoDefault", &model_write_value<ModelNoDefault>, &model_read_value<ModelNoDefault>);
         register_once<ModelBig>("model.Big", &model_write_big, &model_read_big);
         register_once<ModelSparse>("model.Sparse", &model_write_value<ModelSparse>, &model_read_value<ModelSparse>);
+        (void)model_runtime_id();
         // The builtin hierarchy types, under the names builtin/hierarchy.hpp suggests.
         register_once<ecs::Parent>("Parent");
         register_once<ecs::Children>("Children", &ecs::write_children, &ecs::read_children);
@@ -548,6 +577,7 @@ struct Slot {
     // Enable bits: kinds disabled on the entity (a subset of content.mask), and the entity's own bit.
     unsigned disabled = 0;
     bool entity_off = false;
+    int runtime = -1; ///< the runtime component's value (model_runtime_id), -1 when absent
     // [change] per tracked kind (change_slot): the model clock's epoch when the value was added / last
     // changed (0: before tracking began, or absent).
     std::array<uint32_t, 2> added_at{};
@@ -679,6 +709,7 @@ private:
         s.content = c;
         s.disabled = 0;
         s.entity_off = false;
+        s.runtime = -1;
         s.has_parent = false;
         s.has_children = false;
         s.children.clear();
@@ -921,7 +952,8 @@ private:
         else if (r < 380) op_destroy();
         else if (r < 520) op_add();
         else if (r < 610) op_remove();
-        else if (r < 625) op_access();
+        else if (r < 615) op_access();
+        else if (r < 625) op_untyped();
         else if (r < 640) op_change();
         else if (r < 670) op_queries();
         else if (r < 700) op_each_mutating();
@@ -1046,6 +1078,13 @@ private:
                 last_op_ = "add(lvalue)";
                 const T copy = Traits<T>::make(v);
                 world_->add(e, copy);
+            } else if (chance(20)) { // the untyped call, same storage and hooks as add<T>
+                last_op_ = "add_raw";
+                const T copy = Traits<T>::make(v);
+                void* at = world_->add_raw(e, ecs::component_id<T>(), &copy);
+                const ecs::World& cw = *world_;
+                if (model_alive(e) && !hooks_registered_ && at != cw.try_get<T>(e))
+                    fail(std::string("add_raw<") + kind_names[k] + "> returned another address than try_get");
             } else if (std::is_same_v<T, ModelTag> && chance(50)) {
                 last_op_ = "add<T>(e)";
                 world_->add<ModelTag>(e);
@@ -1076,7 +1115,8 @@ private:
         with_kind(k, [&](auto* tag) {
             using T = std::remove_pointer_t<decltype(tag)>;
             begin_direct();
-            world_->remove<T>(e);
+            if (chance(25)) world_->remove_raw(e, ecs::component_id<T>()); // untyped, as remove<T>
+            else world_->remove<T>(e);
             end_direct();
             model_remove(e, k);
             if (world_->has<T>(e)) fail(std::string("remove<") + kind_names[k] + "> left the component on " + describe(e));
@@ -1283,6 +1323,8 @@ private:
                 const ecs::World& cw = *world_;
                 const T* p = cw.try_get<T>(e);
                 if ((p != nullptr) != has) fail(std::string("try_get<") + kind_names[k] + "> disagrees on " + describe(e));
+                if (cw.has_raw(e, ecs::component_id<T>()) != has || cw.get_raw(e, ecs::component_id<T>()) != p)
+                    fail(std::string("has_raw/get_raw of ") + kind_names[k] + " disagree with the typed calls on " + describe(e));
                 if (has) {
                     const T& ref = cw.get<T>(e);
                     if (&ref != p || !Traits<T>::matches(ref, slots_[e.index].content.get(k)))
@@ -1290,6 +1332,64 @@ private:
                 }
             });
         }
+    }
+
+    /// The untyped calls on the runtime component (add_raw with a value or value-initialised,
+    /// remove_raw) and each_raw over sparse, table and runtime ids, against the model.
+    void op_untyped() {
+        last_op_ = "untyped";
+        const ecs::ComponentTypeID rt = model_runtime_id();
+        for (int i = 0; i < 4; ++i) {
+            const ecs::Entity e = pick();
+            const bool alive = model_alive(e);
+            const uint64_t what = below(3);
+            if (what == 0) {
+                const int v = value();
+                const ModelRuntimeValue x{v, RUNTIME_CHECK};
+                const bool by_value = chance(80);
+                const void* at = world_->add_raw(e, rt, by_value ? &x : nullptr);
+                if (alive) slots_[e.index].runtime = by_value ? v : 0;
+                if ((at != nullptr) != alive || (alive && at != std::as_const(*world_).get_raw(e, rt)))
+                    fail("add_raw(runtime) on " + describe(e) + " returned a wrong address");
+            } else if (what == 1) {
+                world_->remove_raw(e, rt);
+                if (alive) slots_[e.index].runtime = -1;
+            } else {
+                check_each_raw();
+            }
+        }
+    }
+
+    /// each_raw visits exactly the entities each<> would (sparse membership, enable bits), with
+    /// the values the model holds.
+    void check_each_raw() {
+        const Totals t = model_totals<ModelSparse, ModelAligned>(0);
+        Totals got;
+        const ecs::ComponentTypeID table_and_sparse[2] = {ecs::component_id<ModelAligned>(), ecs::component_id<ModelSparse>()};
+        world_->each_raw(table_and_sparse, 2, [&](ecs::Entity e, void* const* c) {
+            ++got.visits;
+            got.weight += Traits<ModelAligned>::weight(*static_cast<const ModelAligned*>(c[0])) +
+                          Traits<ModelSparse>::weight(*static_cast<const ModelSparse*>(c[1]));
+            if (!model_alive(e)) fail("each_raw(Aligned, Sparse) visited " + describe(e) + ", dead in the model");
+        });
+        if (got.visits != t.visits || got.weight != t.weight)
+            fail("each_raw(Aligned, Sparse) visited " + std::to_string(got.visits) + " (weight " + std::to_string(got.weight) +
+                 "), model " + std::to_string(t.visits) + " (weight " + std::to_string(t.weight) + ")");
+        // The runtime component has no enable bit; the sparse one does.
+        long expected = 0;
+        for (uint32_t idx : live_)
+            if (visible(slots_[idx]) && slots_[idx].runtime >= 0 && (slots_[idx].seen() & mask_of<ModelSparse>()) != 0) ++expected;
+        long visits = 0;
+        const ecs::ComponentTypeID runtime_and_sparse[2] = {model_runtime_id(), ecs::component_id<ModelSparse>()};
+        world_->each_raw(runtime_and_sparse, 2, [&](ecs::Entity e, void* const* c) {
+            ++visits;
+            const auto* x = static_cast<const ModelRuntimeValue*>(c[0]);
+            if (!model_alive(e) || x->check != RUNTIME_CHECK || x->v != slots_[e.index].runtime ||
+                !Traits<ModelSparse>::matches(*static_cast<const ModelSparse*>(c[1]), slots_[e.index].content.get(K_SP)))
+                fail("each_raw(Runtime, Sparse) passed a wrong value for " + describe(e));
+        });
+        if (visits != expected)
+            fail("each_raw(Runtime, Sparse) visited " + std::to_string(visits) + ", model " + std::to_string(expected));
     }
 
     // -- queries ------------------------------------------------------------------------------------
@@ -2866,6 +2966,10 @@ private:
                     fail(std::string("enabled<") + kind_names[k] + "> wrong on " + describe(e));
             });
             if (w.enabled(e) != !s.entity_off) fail("enabled(" + describe(e) + ") differs from the model");
+            const auto* runtime = static_cast<const ModelRuntimeValue*>(std::as_const(w).get_raw(e, model_runtime_id()));
+            if (w.has_raw(e, model_runtime_id()) != (s.runtime >= 0) || (runtime != nullptr) != (s.runtime >= 0) ||
+                (runtime != nullptr && (runtime->v != s.runtime || runtime->check != RUNTIME_CHECK)))
+                fail("the runtime component of " + describe(e) + " differs from the model");
             const ecs::Parent* parent = w.try_get<ecs::Parent>(e);
             if ((parent != nullptr) != s.has_parent || (parent && parent->entity != s.parent))
                 fail("Parent of " + describe(e) + " differs from the model");

@@ -10,6 +10,7 @@
 
 #include <ecs/builtin/hierarchy.hpp>
 #include <ecs/builtin/transform.hpp>
+#include <ecs/component.hpp>
 #include <ecs/reflect.hpp>
 
 namespace demo {
@@ -47,8 +48,19 @@ struct Orbit {
 };
 struct Leader {};
 struct Dying {};
+/// Not a component of the stress harness: the module's sparse component (component_traits below),
+/// stored in a sparse set rather than in archetypes, reached from Python like any other.
+struct Poisoned {
+    float dps;
+    int32_t ticks;
+};
 
 } // namespace demo
+
+template <>
+struct ecs::component_traits<demo::Poisoned> {
+    static constexpr ecs::Storage storage = ecs::Storage::sparse;
+};
 
 ECS_REFLECT(demo::Position, x, y, z)
 ECS_REFLECT(demo::Velocity, x, y, z)
@@ -62,6 +74,7 @@ ECS_REFLECT(demo::Lifetime, remaining, total)
 ECS_REFLECT(demo::Orbit, radius, angle, speed)
 ECS_REFLECT(demo::Leader)
 ECS_REFLECT(demo::Dying)
+ECS_REFLECT(demo::Poisoned, dps, ticks)
 ECS_REFLECT(ecs::Mat4, m)
 ECS_REFLECT(ecs::LocalTransform, matrix)
 ECS_REFLECT(ecs::WorldTransform, matrix)

@@ -143,6 +143,7 @@ void bind_demo_types() {
     bind_typed<demo::Orbit>("Orbit");
     bind_typed<demo::Leader>("Leader");
     bind_typed<demo::Dying>("Dying");
+    bind_typed<demo::Poisoned>("Poisoned"); // sparse storage: the untyped calls reach its set
     bind_typed<ecs::LocalTransform>("ecs::LocalTransform");
     bind_typed<ecs::WorldTransform>("ecs::WorldTransform");
     bind_typed<ecs::Parent>("ecs::Parent");

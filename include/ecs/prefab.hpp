@@ -219,11 +219,13 @@ public:
      */
     bool add_raw(ComponentTypeID id, const void* value) {
         const ColumnFactory factory = column_factory(id);
-        if (!ECS_CHECK(factory != nullptr, "Prefab::add_raw: unknown component id")) return false;
+        if (!ECS_CHECK(factory != nullptr, detail::format_message("Prefab::add_raw: unknown component id [id %u]", unsigned(id))))
+            return false;
         const ComponentColumn c = factory();
         const detail::DefaultConstructFunc make = detail::default_constructors[id].load(std::memory_order_acquire);
         if (!ECS_CHECK(c.copy != nullptr && (value != nullptr || make != nullptr),
-                       "Prefab::add_raw: the component type cannot be copied (or default-constructed, for nullptr)"))
+                       detail::typed_message("Prefab::add_raw: the component type cannot be copied (or default-constructed, for nullptr)",
+                                             component_info(id).name)))
             return false;
         // Lay out the new buffer: every present default at its type's alignment, the new one too.
         const Entry* replaced = find(id);
@@ -256,6 +258,7 @@ public:
             } else if (i < entries_.size() || replaced == nullptr) {
                 entry.id = id;
                 entry.is_tag = c.is_tag;
+                entry.sparse = is_sparse_id(id); // instantiation puts it in the world's set, as emplace<T>
                 entry.offset = offsets[i];
                 entry.copy = c.copy;
                 entry.destroy = c.trivially_relocatable ? nullptr : c.destroy;
@@ -266,7 +269,7 @@ public:
             }
             next.entries_.push_back(entry);
         }
-        if (replaced == nullptr) {
+        if (replaced == nullptr && !is_sparse_id(id)) { // a sparse default is not part of the archetype
             next.types_.insert(detail::upper_bound_value(next.types_.begin(), next.types_.end(), id), id);
             if (id < ECS_MAX_COMPONENTS) next.mask_.set(id);
             else next.maskable_ = false;

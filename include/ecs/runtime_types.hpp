@@ -280,67 +280,6 @@ inline bool make_raw_value(RawValue& out, const ComponentColumn& c, ComponentTyp
     return true;
 }
 
-/// Calls `fn(Entity, void* const*)` over every row of `q`'s archetypes, the column bases of `ids`
-/// advanced row by row (World::each_raw).
-template <typename Func>
-void run_raw(const QueryCache& q, const ComponentTypeID* ids, size_t count, uint32_t* depth, Func& fn) {
-    IterationScope scope(depth);
-    constexpr size_t LOCAL = 16;
-    void* local_ptrs[LOCAL];
-    size_t local_strides[LOCAL];
-    PodArray<void*> heap_ptrs;
-    PodArray<size_t> heap_strides;
-    void** ptrs = local_ptrs;
-    size_t* strides = local_strides;
-    if (count > LOCAL) {
-        heap_ptrs.resize(count, nullptr);
-        heap_strides.resize(count, 0);
-        ptrs = heap_ptrs.data();
-        strides = heap_strides.data();
-    }
-    Archetype* const* archs = q.archetypes.data();
-    const size_t archetype_count = q.archetypes.size();
-    for (size_t a = 0; a < archetype_count; ++a) {
-        Archetype& arch = *archs[a];
-        const size_t n = arch.size();
-        if (n == 0) continue;
-        if (ECS_UNLIKELY(arch.ticks.active())) // every id is handed out mutable: each visited row changes
-            for (size_t i = 0; i < count; ++i)
-                if (TickColumn* t = arch.ticks_of(ids[i])) t->touch_range(0, n, arch.ticks.now());
-        const Entity* entities = arch.entities.data();
-        if (count == 1) {
-            const ComponentColumn& c0 = arch.column(ids[0]);
-            uint8_t* p0 = c0.data;
-            const size_t s0 = c0.elem_size;
-            for (size_t row = 0; row < n; ++row, p0 += s0) {
-                void* const components[1] = {p0};
-                fn(entities[row], static_cast<void* const*>(components));
-            }
-        } else if (count == 2) {
-            const ComponentColumn& c0 = arch.column(ids[0]);
-            const ComponentColumn& c1 = arch.column(ids[1]);
-            uint8_t* p0 = c0.data;
-            uint8_t* p1 = c1.data;
-            const size_t s0 = c0.elem_size;
-            const size_t s1 = c1.elem_size;
-            for (size_t row = 0; row < n; ++row, p0 += s0, p1 += s1) {
-                void* const components[2] = {p0, p1};
-                fn(entities[row], static_cast<void* const*>(components));
-            }
-        } else {
-            for (size_t i = 0; i < count; ++i) {
-                const ComponentColumn& c = arch.column(ids[i]);
-                ptrs[i] = c.data;
-                strides[i] = c.elem_size;
-            }
-            for (size_t row = 0; row < n; ++row) {
-                fn(entities[row], static_cast<void* const*>(ptrs));
-                for (size_t i = 0; i < count; ++i) ptrs[i] = static_cast<uint8_t*>(ptrs[i]) + strides[i];
-            }
-        }
-    }
-}
-
 /// each_raw's checks: `ids` is non-null when `count` is not 0, every id is known, none twice.
 inline bool raw_ids_ok(const ComponentTypeID* ids, size_t count) {
     if (!ECS_CHECK(ids != nullptr || count == 0, "World::each_raw: ids is a null pointer")) return false;

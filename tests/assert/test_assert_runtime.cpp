@@ -16,6 +16,7 @@
 #include <new>
 #include <ostream>
 #include <sstream>
+#include <string>
 
 namespace {
 
@@ -251,6 +252,7 @@ TEST_CASE("assert: deferred add_raw and Prefab::add_raw refuse what cannot be co
     ecs_assert_test::reset();
     CHECK_FALSE(p.add_raw(ids.boxed, &heap));
     CHECK(ecs_assert_test::fired_once_with("Prefab::add_raw: the component type cannot be copied"));
+    CHECK(ecs_assert_test::last_message().find(std::string(ecs::component_info(ids.boxed).name)) != std::string::npos);
     ecs_assert_test::reset();
     CHECK_FALSE(p.add_raw(ECS_MAX_COMPONENTS + 3, nullptr));
     CHECK(ecs_assert_test::fired_once_with("Prefab::add_raw: unknown component id"));

@@ -364,9 +364,13 @@ TEST_CASE("assert: single with zero or with two matches fires and does not call 
     int calls = 0;
     f.w.single<Absent>([&](ecs::Entity, Absent&) { ++calls; });
     CHECK(ecs_assert_test::fired_once_with("World::single"));
+    CHECK(ecs_assert_test::fired_once_with("found none [")); // the refusal names the type
+    CHECK(ecs_assert_test::fired_once_with("Absent]"));
     ecs_assert_test::reset();
     f.w.single<Pos>([&](ecs::Entity, Pos&) { ++calls; }); // a and b
     CHECK(ecs_assert_test::fired_once_with("World::single"));
+    CHECK(ecs_assert_test::fired_once_with("found several ["));
+    CHECK(ecs_assert_test::fired_once_with("Pos]"));
     ecs_assert_test::reset();
     f.w.single<Counted, Pos>([&](ecs::Entity, Counted&, Pos&) { ++calls; }); // a only: fine
     CHECK(ecs_assert_test::fired() == 0);

@@ -143,3 +143,32 @@ def test_a_python_tag_component(world, unique_name):
     assert world.get(e, name) == {}
     data = world.serialize()
     assert ecs.load(data).has(e, name)
+
+
+def test_sparse_component_declared_in_cpp_is_read_and_written():
+    # demo::Poisoned is stored sparse in C++ (component_traits): Python reaches it through the
+    # untyped calls like any other component, and it lives in no archetype.
+    w = ecs.World()
+    assert ecs.component_fields("Poisoned") == {"dps": "float32", "ticks": "int32"}
+    a = w.create({"Position": {"x": 1.0}})
+    b = w.create({"Position": {"x": 2.0}, "Poisoned": {"dps": 2.5, "ticks": 3}})
+    assert w.has(b, "Poisoned") and not w.has(a, "Poisoned")
+    assert w.get(b, "Poisoned") == {"dps": 2.5, "ticks": 3}
+    w.add(a, "Poisoned", {"dps": 1.0})
+    assert w.get(a, "Poisoned") == {"dps": 1.0, "ticks": 0}
+    w.set(a, "Poisoned", {"ticks": 7})
+    assert w.get(a, "Poisoned") == {"dps": 1.0, "ticks": 7}
+    assert "Poisoned" in w.components(a)
+    assert sorted(e.index for e in w.query("Position", "Poisoned")) == sorted([a.index, b.index])
+    assert [e.index for e in w.query("Poisoned")] and len(w.query("Poisoned")) == 2
+    assert '"Poisoned":{"dps":1,"ticks":7}' in w.to_json(a)
+    # Snapshots carry it.
+    loaded = ecs.World()
+    loaded.deserialize(w.serialize())
+    assert loaded.get(b, "Poisoned") == {"dps": 2.5, "ticks": 3}
+    assert w.remove(a, "Poisoned")
+    assert not w.has(a, "Poisoned")
+    assert not w.remove(a, "Poisoned")
+    assert [e.index for e in w.query("Poisoned")] == [b.index]
+    assert w.get(a, "Position")["x"] == 1.0  # the table component did not move or change
+    assert w.check_invariants()

@@ -54,4 +54,12 @@ inline const char* detailed_message(const char* message, std::string_view type, 
                           static_cast<unsigned>(e.index), static_cast<unsigned>(e.generation));
 }
 
+/// `"<message> [<types>]"`: a refusal that concerns no single entity names the types involved.
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline, cold))
+#endif
+inline const char* typed_message(const char* message, std::string_view types) noexcept {
+    return format_message("%s [%.*s]", message, static_cast<int>(types.size()), types.data());
+}
+
 } // namespace ecs::detail

@@ -30,9 +30,13 @@ bool World::has(Entity e) const noexcept {
 
 template <typename T, typename U, typename... Ts>
 bool World::has(Entity e) const noexcept {
-    if (!alive(e)) return false;
-    const Archetype& a = arch_of(e);
-    return a.has(component_id<T>()) && a.has(component_id<U>()) && (a.has(component_id<Ts>()) && ...);
+    if constexpr (detail::is_sparse_v<T> || detail::is_sparse_v<U> || (detail::is_sparse_v<Ts> || ...)) {
+        return has<T>(e) && has<U>(e) && (has<Ts>(e) && ...); // sparse types are in their sets
+    } else {
+        if (!alive(e)) return false;
+        const Archetype& a = arch_of(e);
+        return a.has(component_id<T>()) && a.has(component_id<U>()) && (a.has(component_id<Ts>()) && ...);
+    }
 }
 
 template <typename T>

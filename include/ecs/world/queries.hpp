@@ -37,7 +37,8 @@ void World::single(Func&& fn) {
         }
         n += k;
     });
-    if (!ECS_CHECK(n == 1, "World::single: expected exactly one matching entity")) return;
+    if (!ECS_CHECK(n == 1, detail::pack_message<Ts...>(n == 0 ? "World::single: expected exactly one matching entity, found none"
+                                                                 : "World::single: expected exactly one matching entity, found several"))) return;
     if (!detail::terms_access_ok<Ts...>()) return;
     detail::IterationScope scope(queries_.scope_depth());
     if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, row, 1);

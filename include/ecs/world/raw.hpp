@@ -25,14 +25,22 @@ inline void* World::get_raw(Entity e, ComponentTypeID id) {
     if (!alive(e)) return nullptr;
     const EntityRecord& r = entities_[e.index];
     Archetype& a = arch_of(r);
+    detail::SparseSet* set = nullptr;
     if (ECS_UNLIKELY(!a.has(id))) {
-        (void)detail::check_known_id("World::get_raw", id);
-        return nullptr;
+        set = sparse_member(e, id);
+        if (set == nullptr) {
+            (void)detail::check_known_id("World::get_raw", id);
+            return nullptr;
+        }
     }
 #if ECS_ASSERT_ENABLED
     if (ECS_UNLIKELY(detail::current_access != nullptr) && detail::access_refused(id, true, component_info(id).name))
         return nullptr;
 #endif
+    if (set != nullptr) { // a sparse type: its value lives in the set
+        if (ECS_UNLIKELY(set->ticks_active())) set->touch(e.index); // mutable access counts as a change
+        return set->find(e.index);
+    }
     if (ECS_UNLIKELY(a.ticks.active())) a.touch(id, r.row); // mutable access counts as a change
     return a.column(id).at(r.row);
 }
@@ -41,14 +49,19 @@ inline const void* World::get_raw(Entity e, ComponentTypeID id) const {
     if (!alive(e)) return nullptr;
     const EntityRecord& r = entities_[e.index];
     const Archetype& a = arch_of(r);
+    const detail::SparseSet* set = nullptr;
     if (ECS_UNLIKELY(!a.has(id))) {
-        (void)detail::check_known_id("World::get_raw", id);
-        return nullptr;
+        set = sparse_member(e, id);
+        if (set == nullptr) {
+            (void)detail::check_known_id("World::get_raw", id);
+            return nullptr;
+        }
     }
 #if ECS_ASSERT_ENABLED
     if (ECS_UNLIKELY(detail::current_access != nullptr) && detail::access_refused(id, false, component_info(id).name))
         return nullptr;
 #endif
+    if (set != nullptr) return set->find(e.index); // a sparse type: its value lives in the set
     return a.column(id).at(r.row);
 }
 
@@ -63,7 +76,7 @@ inline const void* World::get_raw(Entity e, const char* name) const {
 }
 
 inline bool World::has_raw(Entity e, ComponentTypeID id) const {
-    if (alive(e) && arch_of(e).has(id)) return true;
+    if (alive(e) && (arch_of(e).has(id) || sparse_member(e, id) != nullptr)) return true;
     (void)detail::check_known_id("World::has_raw", id);
     return false;
 }
@@ -90,6 +103,7 @@ inline bool World::has_raw(Entity e, std::string_view name) const {
 
 inline void World::remove_raw(Entity e, ComponentTypeID id) {
     if (!detail::check_known_id("World::remove_raw", id)) return;
+    if (ECS_UNLIKELY(is_sparse_id(id))) return remove_sparse_id(e, id); // no migration, as remove<T>
     remove_plain(e, id); // the fast path of remove<T>, else the general one
 }
 
@@ -109,6 +123,7 @@ inline void* World::add_raw(Entity e, ComponentTypeID id, const void* value) {
                                                      type, e)))
             return nullptr;
     }
+    if (ECS_UNLIKELY(is_sparse_id(id))) return add_sparse_raw(e, id, value); // into its set, as add<T>
     // The new value is made outside the world first when constructing it in place could go wrong:
     // a constructor that throws must not leave a half-built row or a destroyed old value behind, and
     // observers (on_leave runs before the migration) may destroy the entity `value` belongs to.
@@ -158,6 +173,82 @@ inline void* World::add_raw(Entity e, ComponentTypeID id, const void* value) {
     return arch_of(r).has(id) ? arch_of(r).column(id).at(r.row) : nullptr;
 }
 
+namespace detail {
+
+/**
+ * each_raw's run over the rows of `q` (the cache of the table ids: enable rules applied, as in each)
+ * whose entity is a member, enabled, of every set in `sets` (`sets[i]` non-null where `ids[i]` is a
+ * sparse type, as the query engine's SparseRowTest). `fn(Entity, void* const*)` receives the address
+ * of each `ids[i]`; every id counts as mutable (change detection).
+ */
+template <typename Func>
+void run_raw_rows(const QueryCache& q, const ComponentTypeID* ids, size_t count, SparseSet* const* sets, bool any_sparse,
+                  uint32_t* depth, Func& fn) {
+    IterationScope scope(depth);
+    constexpr size_t LOCAL = 16;
+    void* local_ptrs[LOCAL];
+    size_t local_strides[LOCAL];
+    PodArray<void*> heap_ptrs;
+    PodArray<size_t> heap_strides;
+    void** ptrs = local_ptrs;
+    size_t* strides = local_strides;
+    if (count > LOCAL) {
+        heap_ptrs.resize(count, nullptr);
+        heap_strides.resize(count, 0);
+        ptrs = heap_ptrs.data();
+        strides = heap_strides.data();
+    }
+    for_each_run(q, [&](Archetype& arch, size_t begin, size_t n, uint64_t) {
+        const Entity* entities = arch.entities.data();
+        if (ECS_LIKELY(!any_sparse)) {
+            if (ECS_UNLIKELY(arch.ticks.active())) // every id is handed out mutable: each visited row changes
+                for (size_t i = 0; i < count; ++i)
+                    if (TickColumn* t = arch.ticks_of(ids[i])) t->touch_range(begin, n, arch.ticks.now());
+            for (size_t i = 0; i < count; ++i) {
+                const ComponentColumn& c = arch.column(ids[i]);
+                ptrs[i] = c.data + begin * c.elem_size;
+                strides[i] = c.elem_size;
+            }
+            if (count == 1) {
+                uint8_t* p0 = static_cast<uint8_t*>(ptrs[0]);
+                const size_t s0 = strides[0];
+                for (size_t row = begin; row < begin + n; ++row, p0 += s0) {
+                    void* const components[1] = {p0};
+                    fn(entities[row], static_cast<void* const*>(components));
+                }
+                return;
+            }
+            for (size_t row = begin; row < begin + n; ++row) {
+                fn(entities[row], static_cast<void* const*>(ptrs));
+                for (size_t i = 0; i < count; ++i) ptrs[i] = static_cast<uint8_t*>(ptrs[i]) + strides[i];
+            }
+            return;
+        }
+        for (size_t row = begin; row < begin + n; ++row) { // row by row: the sparse sets decide
+            const uint32_t index = entities[row].index;
+            bool passes = true;
+            for (size_t i = 0; i < count && passes; ++i) {
+                if (sets[i] == nullptr) continue;
+                const uint32_t slot = sets[i]->slot_of(index);
+                passes = slot != 0 && !sets[i]->disabled_slot(slot - 1);
+                if (passes) ptrs[i] = sets[i]->at(slot - 1);
+            }
+            if (!passes) continue;
+            for (size_t i = 0; i < count; ++i) {
+                if (sets[i] != nullptr) {
+                    if (ECS_UNLIKELY(sets[i]->ticks_active())) sets[i]->touch(index);
+                    continue;
+                }
+                ptrs[i] = arch.column(ids[i]).at(static_cast<uint32_t>(row));
+                if (ECS_UNLIKELY(arch.ticks.active())) arch.touch(ids[i], static_cast<uint32_t>(row));
+            }
+            fn(entities[row], static_cast<void* const*>(ptrs));
+        }
+    });
+}
+
+} // namespace detail
+
 template <typename Func>
 void World::each_raw(const ComponentTypeID* ids, size_t count, Func&& fn) {
     static_assert(std::is_invocable_v<Func&, Entity, void* const*>,
@@ -169,7 +260,30 @@ void World::each_raw(const ComponentTypeID* ids, size_t count, Func&& fn) {
         for (size_t i = 0; i < count; ++i)
             if (detail::access_refused(ids[i], true, component_info(ids[i]).name)) return;
 #endif
-    detail::run_raw(queries_.raw_cache(ids, count, graph_), ids, count, queries_.scope_depth(), fn);
+    // Sparse ids are no archetype's: the cache holds the table ids, the sets test each row.
+    size_t sparse_count = 0;
+    for (size_t i = 0; i < count; ++i) sparse_count += is_sparse_id(ids[i]) ? 1u : 0u;
+    if (ECS_LIKELY(sparse_count == 0)) {
+        detail::QueryCache& q = queries_.raw_cache(ids, count, graph_);
+        if (ECS_UNLIKELY(q.required_ids.size() != count)) q.required_ids.assign(ids, count); // enable bits: each id must be enabled
+        detail::run_raw_rows(q, ids, count, nullptr, false, queries_.scope_depth(), fn);
+        return;
+    }
+    detail::PodArray<ComponentTypeID> table_ids;
+    detail::PodArray<detail::SparseSet*> sets;
+    sets.resize(count, nullptr);
+    table_ids.reserve(count - sparse_count);
+    for (size_t i = 0; i < count; ++i) {
+        if (!is_sparse_id(ids[i])) {
+            table_ids.push_back(ids[i]);
+            continue;
+        }
+        sets.data()[i] = graph_.sparse() != nullptr ? graph_.sparse()->set(ids[i]) : nullptr;
+        if (sets.data()[i] == nullptr) return; // no entity has ever had it
+    }
+    detail::QueryCache& q = queries_.raw_cache(table_ids.data(), table_ids.size(), graph_);
+    if (ECS_UNLIKELY(q.required_ids.size() != table_ids.size())) q.required_ids.assign(table_ids.data(), table_ids.size());
+    detail::run_raw_rows(q, ids, count, sets.data(), true, queries_.scope_depth(), fn);
 }
 
 inline ObserverId World::on_add_raw(ComponentTypeID id, ErasedHook fn) {

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "../detail/world_access.hpp"
+#include "../runtime_types.hpp"
 #include "../sparse.hpp"
 #include "structural.hpp"
 #include "world_class.hpp"
@@ -28,6 +29,12 @@ inline detail::SparseSet& World::sparse_set_of(ComponentTypeID id) {
     detail::SparseSet& set = graph_.sparse_set(id);
     observers_.attach_sparse(graph_.sparse()); // the room exists now; hooks read sparse values through it
     return set;
+}
+
+inline detail::SparseSet* World::sparse_member(Entity e, ComponentTypeID id) const noexcept {
+    const detail::SparseRoom* room = graph_.sparse();
+    detail::SparseSet* set = room != nullptr ? room->set(id) : nullptr;
+    return set != nullptr && set->contains(e.index) ? set : nullptr;
 }
 
 template <typename T>
@@ -141,11 +148,17 @@ void World::remove_sparse(Entity e) {
         set->release(e.index, slot);
         return;
     }
+    remove_sparse_id(e, id);
+}
+
+inline void World::remove_sparse_id(Entity e, ComponentTypeID id) {
+    detail::SparseSet* set = graph_.sparse() != nullptr ? graph_.sparse()->set(id) : nullptr;
+    if (!alive(e) || set == nullptr || !set->contains(e.index)) return;
     ComponentMask before; // what queries saw before, and will see after (enable bits, sparse types)
     ComponentMask after;
     detail::Notice notice{&after, &before, false, false, true};
     if (ECS_UNLIKELY(observers_.any_query())) {
-        notice.leave = detail::Observers::seen_mask(arch_of(e), entities_[e.index].row, e.index, room, before);
+        notice.leave = detail::Observers::seen_mask(arch_of(e), entities_[e.index].row, e.index, graph_.sparse(), before);
         notice.enter = true;
         after = before;
         after.reset(id);
@@ -161,6 +174,47 @@ void World::remove_sparse(Entity e) {
             return true;
         },
         [&] { set->erase(e.index); }, [] {});
+}
+
+/**
+ * add_raw of a sparse type: the value is copied (or value-initialised) outside the world first, so
+ * `value` may point anywhere (into the set itself, into a row an observer moves) and a throwing copy
+ * leaves nothing behind; then it is relocated into the set through the commit point, as add_sparse.
+ */
+inline void* World::add_sparse_raw(Entity e, ComponentTypeID id, const void* value) {
+    detail::SparseSet& set = sparse_set_of(id);
+    const ComponentColumn& c = set.ops();
+    detail::RawValue made(c);
+    if (!c.is_tag && !detail::make_raw_value(made, c, id, value)) return nullptr;
+    if (void* existing = set.find(e.index)) { // overwrite in place: no hook but on_set, a change
+        if (!c.is_tag) {
+            c.destroy_at(existing);
+            made.relocate_to(existing);
+        }
+        if (ECS_UNLIKELY(set.ticks_active())) set.touch(e.index);
+        if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
+        return alive(e) ? set.find(e.index) : nullptr;
+    }
+    ComponentMask before; // what queries saw before, and will see after (enable bits, sparse types)
+    ComponentMask after;
+    detail::Notice notice{&after, &before, false, false, true};
+    if (ECS_UNLIKELY(observers_.any_query())) {
+        notice.leave = detail::Observers::seen_mask(arch_of(e), entities_[e.index].row, e.index, graph_.sparse(), before);
+        notice.enter = true;
+        after = before;
+        after.set(id);
+    }
+    commit(
+        e, notice, [&] { return alive(e) && !set.contains(e.index); }, // an observer destroyed it or added the value
+        [&] {
+            void* storage = set.insert(e);
+            if (!c.is_tag) made.relocate_to(storage);
+        },
+        [&] {
+            if (observers_.any_add()) observers_.fire_on_add(*this, lookup(), e, id);
+            if (observers_.any_set()) observers_.fire_on_set(*this, lookup(), e, id);
+        });
+    return alive(e) ? set.find(e.index) : nullptr; // hooks may have removed it
 }
 
 namespace detail {

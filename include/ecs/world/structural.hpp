@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -286,6 +287,26 @@ struct StructuralOps {
             [&] { added_hooks<Ts...>(w, e, fresh); });
     }
 
+    /// The table part of add(e, values...) for a pack naming sparse types: the table values, in
+    /// argument order, collected into `table_values`, then added in one migration.
+    template <typename... Tables, typename T, typename... Rest>
+    static void add_split(World& w, Entity e, TypeList<Tables...>, std::tuple<Tables*...> table_values, T& value, Rest&... rest) {
+        if constexpr (is_sparse_v<T>) add_split(w, e, TypeList<Tables...>{}, table_values, rest...);
+        else add_split(w, e, TypeList<Tables..., T>{}, std::tuple_cat(table_values, std::tuple<T*>(&value)), rest...);
+    }
+    template <typename... Tables>
+    static void add_split(World& w, Entity e, TypeList<Tables...>, std::tuple<Tables*...> table_values) {
+        if constexpr (sizeof...(Tables) == 1) w.add(e, std::move(*std::get<0>(table_values)));
+        else if constexpr (sizeof...(Tables) > 1) std::apply([&](Tables*... v) { add_many<Tables...>(w, e, *v...); }, table_values);
+        else (void)w, (void)e, (void)table_values;
+    }
+    /// The sparse part: add(e, value) when `T` is sparse.
+    template <typename T>
+    static void add_if_sparse(World& w, Entity e, T& value) {
+        if constexpr (is_sparse_v<T>) w.add(e, std::move(value));
+        else (void)w, (void)e, (void)value;
+    }
+
     /// on_add (new types) and on_set per value, in argument order.
     template <typename... Ts>
     static void added_hooks(World& w, Entity e, uint32_t fresh) {
@@ -430,6 +451,24 @@ struct StructuralOps {
                 w.migrate(w.entities_[e.index], e, *src, *dst);
             },
             [] {});
+    }
+
+    /// The table part of remove<Ts...>(e) for a pack naming sparse types: one migration.
+    template <typename List>
+    struct RemoveTables;
+    template <typename... Tables>
+    struct RemoveTables<TypeList<Tables...>> {
+        static void run(World& w, Entity e) {
+            if constexpr (sizeof...(Tables) == 1) w.remove<Tables...>(e);
+            else if constexpr (sizeof...(Tables) > 1) remove_many<Tables...>(w, e);
+            else (void)w, (void)e;
+        }
+    };
+    /// The sparse part: remove<T>(e) when `T` is sparse.
+    template <typename T>
+    static void remove_if_sparse(World& w, Entity e) {
+        if constexpr (is_sparse_v<T>) w.remove<T>(e);
+        else (void)w, (void)e;
     }
 
     /// on_remove per type `e` still has, in `ids` order. False when `e` died.
@@ -711,10 +750,12 @@ void World::add(Entity e, T&& first, U&& second, Ts&&... rest) {
         add(e, detail::bare_t<T>(std::forward<T>(first)), detail::bare_t<U>(std::forward<U>(second)),
             detail::bare_t<Ts>(std::forward<Ts>(rest))...);
     } else if constexpr (detail::is_sparse_v<T> || detail::is_sparse_v<U> || (detail::is_sparse_v<Ts> || ...)) {
-        // a pack naming sparse types: one add per value, in argument order (see notes/enable.md)
-        add(e, std::move(first));
-        add(e, std::move(second));
-        (add(e, std::move(rest)), ...);
+        // A pack naming sparse types: the table values in one migration, then the sparse ones into
+        // their sets (no archetype has them), each part as its own call would do it.
+        detail::StructuralOps::add_split(*this, e, detail::TypeList<>{}, std::tuple<>{}, first, second, rest...);
+        detail::StructuralOps::add_if_sparse(*this, e, first);
+        detail::StructuralOps::add_if_sparse(*this, e, second);
+        (detail::StructuralOps::add_if_sparse(*this, e, rest), ...);
     } else {
         detail::StructuralOps::add_many<T, U, Ts...>(*this, e, first, second, rest...);
     }
@@ -725,10 +766,13 @@ void World::remove(Entity e) {
     static_assert(detail::distinct_v<T, U, Ts...>, "World::remove<Ts...>(e): component types must be distinct");
     if constexpr (detail::is_sparse_v<detail::bare_t<T>> || detail::is_sparse_v<detail::bare_t<U>> ||
                   (detail::is_sparse_v<detail::bare_t<Ts>> || ...)) {
-        // a pack naming sparse types: one remove per type, in template order (see notes/enable.md)
-        remove<T>(e);
-        remove<U>(e);
-        (remove<Ts>(e), ...);
+        // A pack naming sparse types: the table types in one migration, then the sparse ones out of
+        // their sets, in template order.
+        detail::StructuralOps::RemoveTables<
+            detail::table_only_t<detail::TypeList<detail::bare_t<T>, detail::bare_t<U>, detail::bare_t<Ts>...>>>::run(*this, e);
+        detail::StructuralOps::remove_if_sparse<detail::bare_t<T>>(*this, e);
+        detail::StructuralOps::remove_if_sparse<detail::bare_t<U>>(*this, e);
+        (detail::StructuralOps::remove_if_sparse<detail::bare_t<Ts>>(*this, e), ...);
     } else {
         detail::StructuralOps::remove_many<detail::bare_t<T>, detail::bare_t<U>, detail::bare_t<Ts>...>(*this, e);
     }
@@ -763,7 +807,8 @@ size_t World::destroy_all(Filters...) {
     static_assert(Check::check(), "ecs query check");
     static_assert(!Check::change_filtered && !Check::valued, "World::destroy_all: filters are With<...> and Without<...>");
     static_assert((!detail::TermTraits<Ts>::optional && ...), "World::destroy_all<Ts...>: Ts are component types");
-    if (!ECS_CHECK(!iterating(), "World::destroy_all: structural change during iteration (use deferred())")) return 0;
+    if (!ECS_CHECK(!iterating(), detail::pack_message<Ts...>("World::destroy_all: structural change during iteration (use deferred())")))
+        return 0;
     return detail::StructuralOps::destroy_all(*this,
                                               cache_of<detail::TypeList<detail::bare_t<Ts>...>, detail::TypeList<Filters...>>());
 }
@@ -774,7 +819,9 @@ size_t World::remove_all(Filters...) {
     using Check = detail::QueryCheck<detail::TypeList<C>, detail::TypeList<Filters...>>;
     static_assert(Check::check(), "ecs query check");
     static_assert(!Check::change_filtered && !Check::valued, "World::remove_all: filters are With<...> and Without<...>");
-    if (!ECS_CHECK(!iterating(), "World::remove_all: structural change during iteration (use deferred())")) return 0;
+    if (!ECS_CHECK(!iterating(), detail::typed_message("World::remove_all: structural change during iteration (use deferred())",
+                                                      type_name<C>())))
+        return 0;
     return detail::StructuralOps::remove_all<C>(*this, cache_of<detail::TypeList<C>, detail::TypeList<Filters...>>(), component_id<C>());
 }
 
@@ -785,7 +832,9 @@ size_t World::add_all(const T& value, Filters...) {
     using Check = detail::QueryCheck<detail::TypeList<>, detail::TypeList<Filters..., Without<C>>>;
     static_assert(Check::check(), "ecs query check");
     static_assert(!Check::change_filtered && !Check::valued, "World::add_all: filters are With<...> and Without<...>");
-    if (!ECS_CHECK(!iterating(), "World::add_all: structural change during iteration (use deferred())")) return 0;
+    if (!ECS_CHECK(!iterating(), detail::typed_message("World::add_all: structural change during iteration (use deferred())",
+                                                      type_name<C>())))
+        return 0;
     const ComponentTypeID id = ensure_column_factory<C>();
     const C local(value); // `value` may live in a column this call moves
     return detail::StructuralOps::add_all<C>(*this, cache_of<detail::TypeList<>, detail::TypeList<Filters..., Without<C>>>(), id,

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -66,6 +67,14 @@ template <typename T>
 T& fallback_object() noexcept {
     alignas(T) static unsigned char bytes[sizeof(T)] = {};
     return *reinterpret_cast<T*>(bytes);
+}
+
+/// `"<message> [A, B, ...]"`: a refusal naming the types of a pack (cold path).
+template <typename... Ts>
+ECS_NOINLINE const char* pack_message(const char* message) {
+    std::string names;
+    ((names += names.empty() ? "" : ", ", names += type_name<bare_t<Ts>>()), ...);
+    return typed_message(message, names);
 }
 
 /// What the query observers are told about one structural change (World::commit).
@@ -646,6 +655,9 @@ private:
     void add_sparse(Entity e, V&& value);
     template <typename C>
     void remove_sparse(Entity e);
+    void* add_sparse_raw(Entity e, ComponentTypeID id, const void* value); ///< add_raw of a sparse type
+    void remove_sparse_id(Entity e, ComponentTypeID id); ///< remove_sparse with hooks, by id
+    detail::SparseSet* sparse_member(Entity e, ComponentTypeID id) const noexcept; ///< set of a sparse `id` holding live `e`
     template <typename T>
     T* find_sparse(Entity e) const noexcept; ///< no change stamp, no access check
     template <typename T>
