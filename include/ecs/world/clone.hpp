@@ -2,7 +2,7 @@
  * @file ecs/world/clone.hpp
  * @brief World::clone: an exact copy of a world's entities, components and names.
  *
- * Included at the end of world.hpp, where World is complete. The copy is built floor by floor:
+ * Included by world.hpp, where World is complete. The copy is built floor by floor:
  * the archetype graph gets the same archetypes in the same creation order (so ids, and therefore
  * query iteration order, match), each archetype copies its rows (Archetype::copy_rows_from), the
  * entity index gets the same records, generations and free list, and the name index is copied as

@@ -4,7 +4,7 @@
  *        World::DeferredProxy itself.
  *
  * A command is a small struct with `run(World&)`, constructed in place in a CommandQueue page (see
- * detail/command_queue.hpp) and destroyed exactly once, run or not. Included at the end of world.hpp,
+ * detail/command_queue.hpp) and destroyed exactly once, run or not. Included by world.hpp,
  * where World is complete.
  */
 #pragma once

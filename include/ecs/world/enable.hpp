@@ -2,7 +2,7 @@
  * @file ecs/world/enable.hpp
  * @brief World::disable / enable / enabled: the World members of the enable room.
  *
- * Included at the end of world.hpp, where World is complete. The bits live in the archetypes
+ * Included by world.hpp, where World is complete. The bits live in the archetypes
  * (enable.hpp); a toggle finds the entity's row and flips one bit, with no migration. With query
  * observers registered, the toggle fires on_leave before and on_enter after the flip, for the
  * observers whose match it changes.

@@ -3,7 +3,7 @@
  * @brief The World side of relationships: World::relate and the other relationship members, the
  *        destroy path of a world holding pairs, and the engine side of the Related / Cascade filters.
  *
- * Included at the end of world.hpp, where World is complete. The relation room itself (the indexes,
+ * Included by world.hpp after the class. The relation room itself (the indexes,
  * the filters) is ecs/relation.hpp.
  *
  * The destroy path (World::destroy when the world holds a pair; every other path reaches it: deferred
@@ -36,133 +36,32 @@ namespace ecs {
 
 namespace detail {
 
-/// The bodies of World's relationship members and of its destroy path with pairs.
-struct RelationOps {
-    template <typename R>
-    static void relate(World& w, Entity source, Entity target) {
-        const RelationTypeInfo& info = relation_info<R>();
-        if (!ECS_CHECK(w.alive(source), entity_message("World::relate", info.type_name, source, "is not alive (source)")))
-            return;
-        if (!ECS_CHECK(w.alive(target), entity_message("World::relate", info.type_name, target, "is not alive (target)")))
-            return;
-        if (!ECS_CHECK(!w.iterating(), detailed_message("World::relate: relationship change during iteration (use deferred())",
-                                                        info.type_name, source)))
-            return;
-        if (!ECS_CHECK(info.marker < ECS_MAX_COMPONENTS, "World::relate: too many component types (raise ECS_MAX_COMPONENTS)"))
-            return;
-        Relations& rel = w.relations_;
-        RelationIndex& index = rel.ensure(info);
-        if (index.find(source.index, target) != RelationIndex::NPOS) return;
-        if (info.exclusive && index.target_count(source.index) != 0) rel.unlink(index, source.index, 0);
-        rel.link(index, source, target);
-        // The tag after the pair: its on_add / on_enter hooks see the pair.
-        if (!w.arch_of(source).has(info.marker)) w.add<HasRelation<R>>(source);
-    }
+/// The index of relationship type R in `rel`, or nullptr before its first pair.
+template <typename R>
+[[nodiscard]] const RelationIndex* relation_index_of(const Relations& rel) {
+    return rel.find(relation_info<R>().id);
+}
 
-    template <typename R>
-    static void unrelate(World& w, Entity source, Entity target) {
-        if (!w.alive(source)) return;
-        const RelationTypeInfo& info = relation_info<R>();
-        Relations& rel = w.relations_;
-        RelationIndex* index = rel.find(info.id);
-        if (index == nullptr) return;
-        const uint32_t k = index->find(source.index, target);
-        if (k == RelationIndex::NPOS) return;
-        if (!ECS_CHECK(!w.iterating(), detailed_message("World::unrelate: relationship change during iteration (use deferred())",
-                                                        info.type_name, source)))
-            return;
-        rel.unlink(*index, source.index, k);
-        if (index->target_count(source.index) == 0) w.remove_id(source, info.marker);
+/// Calls `fn(entity)` for the `other` of each link of `list`, copied first (fn may change it).
+template <typename Func>
+void visit_links_copy(const LinkList* list, Func& fn) {
+    if (list == nullptr || list->empty()) return;
+    const uint32_t n = list->size();
+    const RelationLink* links = list->data();
+    Entity local[32];
+    if (n <= 32) {
+        for (uint32_t i = 0; i < n; ++i) local[i] = links[i].other;
+        for (uint32_t i = 0; i < n; ++i) fn(local[i]);
+        return;
     }
-
-    template <typename R>
-    static void unrelate_all(World& w, Entity source) {
-        if (!w.alive(source)) return;
-        const RelationTypeInfo& info = relation_info<R>();
-        Relations& rel = w.relations_;
-        RelationIndex* index = rel.find(info.id);
-        if (index == nullptr || index->target_count(source.index) == 0) return;
-        if (!ECS_CHECK(!w.iterating(), detailed_message("World::unrelate_all: relationship change during iteration (use deferred())",
-                                                        info.type_name, source)))
-            return;
-        while (index->target_count(source.index) != 0) rel.unlink(*index, source.index, index->target_count(source.index) - 1);
-        w.remove_id(source, info.marker);
-    }
-
-    template <typename R>
-    [[nodiscard]] static const RelationIndex* index_of(const World& w) {
-        return w.relations_.find(relation_info<R>().id);
-    }
-
-    /// Calls `fn(entity)` for the `other` of each link of `list`, copied first (fn may change it).
-    template <typename Func>
-    static void visit_copy(const LinkList* list, Func& fn) {
-        if (list == nullptr || list->empty()) return;
-        const uint32_t n = list->size();
-        const RelationLink* links = list->data();
-        Entity local[32];
-        if (n <= 32) {
-            for (uint32_t i = 0; i < n; ++i) local[i] = links[i].other;
-            for (uint32_t i = 0; i < n; ++i) fn(local[i]);
-            return;
-        }
-        std::vector<Entity> copy(n);
-        for (uint32_t i = 0; i < n; ++i) copy[i] = links[i].other;
-        for (const Entity e : copy) fn(e);
-    }
-
-    /// World::destroy's body when the world holds pairs (see the file comment).
-    ECS_NOINLINE static void destroy(World& w, Entity e) {
-        Relations& rel = w.relations_;
-        if (rel.cascades(e)) {
-            std::vector<Entity> order{e}; // breadth-first: e, its sources, theirs...
-            rel.mark_dying(e.index);
-            for (size_t i = 0; i < order.size(); ++i) {
-                rel.each_cascading_source(order[i].index, [&](Entity source) {
-                    if (rel.dying(source.index)) return; // collected already (a cycle, or a shared source)
-                    rel.mark_dying(source.index);
-                    order.push_back(source);
-                });
-            }
-            for (size_t k = order.size(); k-- > 0;) { // deepest first, `e` last
-                if (!w.alive(order[k])) continue;
-                w.destroy_entity<true>(order[k]);
-                drain(w); // before the next entity's hooks run: they see a consistent world
-            }
-            for (const Entity x : order) rel.clear_dying(x.index); // also for any a hook destroyed another way
-        } else {
-            w.destroy_entity<true>(e);
-        }
-        drain(w);
-    }
-
-    /// Runs the follow-up work detach queued (LIFO); a nested call leaves it to the running one.
-    static void drain(World& w) {
-        Relations& rel = w.relations_;
-        if (rel.draining()) return;
-        rel.draining() = true;
-        struct Done { // also when a hook throws: the work left waits for the next destroy
-            bool& flag;
-            ~Done() { flag = false; }
-        } done{rel.draining()};
-        PodArray<Relations::Pending>& pending = rel.pending();
-        while (!pending.empty()) {
-            const Relations::Pending p = pending[pending.size() - 1];
-            pending.pop_back();
-            if (!w.alive(p.entity)) continue;
-            if (p.destroy) {
-                if (!rel.dying(p.entity.index)) w.destroy(p.entity); // a cascade in progress destroys it anyway
-                continue;
-            }
-            const RelationIndex* index = rel.find(p.relation);
-            if (index != nullptr && index->target_count(p.entity.index) == 0) w.remove_id(p.entity, index->info().marker);
-        }
-    }
-};
+    std::vector<Entity> copy(n);
+    for (uint32_t i = 0; i < n; ++i) copy[i] = links[i].other;
+    for (const Entity e : copy) fn(e);
+}
 
 template <typename R>
 bool related_row_test(const World& world, Entity row, Entity target) {
-    const RelationIndex* index = RelationOps::index_of<R>(world);
+    const RelationIndex* index = relation_index_of<R>(WorldAccess::relations(world));
     return index != nullptr && index->find(row.index, target) != RelationIndex::NPOS;
 }
 
@@ -186,41 +85,120 @@ void cascade_order(World& world, const QueryCache& q, bool may_reorder, const Ro
 
 } // namespace detail
 
-inline void World::relations_destroy(Entity e) { detail::RelationOps::destroy(*this, e); }
-
 template <typename R>
 void World::relate(Entity source, Entity target) {
-    detail::RelationOps::relate<R>(*this, source, target);
+    const detail::RelationTypeInfo& info = detail::relation_info<R>();
+    if (!ECS_CHECK(alive(source), detail::entity_message("World::relate", info.type_name, source, "is not alive (source)")))
+        return;
+    if (!ECS_CHECK(alive(target), detail::entity_message("World::relate", info.type_name, target, "is not alive (target)")))
+        return;
+    if (!ECS_CHECK(!iterating(), detail::detailed_message("World::relate: relationship change during iteration (use deferred())",
+                                                         info.type_name, source)))
+        return;
+    if (!ECS_CHECK(info.marker < ECS_MAX_COMPONENTS, "World::relate: too many component types (raise ECS_MAX_COMPONENTS)"))
+        return;
+    detail::RelationIndex& index = relations_.ensure(info);
+    if (index.find(source.index, target) != detail::RelationIndex::NPOS) return;
+    if (info.exclusive && index.target_count(source.index) != 0) relations_.unlink(index, source.index, 0);
+    relations_.link(index, source, target);
+    // The tag after the pair: its on_add / on_enter hooks see the pair.
+    if (!arch_of(source).has(info.marker)) add<detail::HasRelation<R>>(source);
 }
 
 template <typename R>
 void World::unrelate(Entity source, Entity target) {
-    detail::RelationOps::unrelate<R>(*this, source, target);
+    if (!alive(source)) return;
+    const detail::RelationTypeInfo& info = detail::relation_info<R>();
+    detail::RelationIndex* index = relations_.find(info.id);
+    if (index == nullptr) return;
+    const uint32_t k = index->find(source.index, target);
+    if (k == detail::RelationIndex::NPOS) return;
+    if (!ECS_CHECK(!iterating(), detail::detailed_message("World::unrelate: relationship change during iteration (use deferred())",
+                                                         info.type_name, source)))
+        return;
+    relations_.unlink(*index, source.index, k);
+    if (index->target_count(source.index) == 0) remove_id(source, info.marker);
 }
 
 template <typename R>
 void World::unrelate_all(Entity source) {
-    detail::RelationOps::unrelate_all<R>(*this, source);
+    if (!alive(source)) return;
+    const detail::RelationTypeInfo& info = detail::relation_info<R>();
+    detail::RelationIndex* index = relations_.find(info.id);
+    if (index == nullptr || index->target_count(source.index) == 0) return;
+    if (!ECS_CHECK(!iterating(), detail::detailed_message("World::unrelate_all: relationship change during iteration (use deferred())",
+                                                         info.type_name, source)))
+        return;
+    while (index->target_count(source.index) != 0) relations_.unlink(*index, source.index, index->target_count(source.index) - 1);
+    remove_id(source, info.marker);
+}
+
+/// World::destroy's body when the world holds pairs (see the file comment).
+ECS_NOINLINE inline void World::relations_destroy(Entity e) {
+    detail::Relations& rel = relations_;
+    if (rel.cascades(e)) {
+        std::vector<Entity> order{e}; // breadth-first: e, its sources, theirs...
+        rel.mark_dying(e.index);
+        for (size_t i = 0; i < order.size(); ++i) {
+            rel.each_cascading_source(order[i].index, [&](Entity source) {
+                if (rel.dying(source.index)) return; // collected already (a cycle, or a shared source)
+                rel.mark_dying(source.index);
+                order.push_back(source);
+            });
+        }
+        for (size_t k = order.size(); k-- > 0;) { // deepest first, `e` last
+            if (!alive(order[k])) continue;
+            destroy_entity<true>(order[k]);
+            drain_relations(); // before the next entity's hooks run: they see a consistent world
+        }
+        for (const Entity x : order) rel.clear_dying(x.index); // also for any a hook destroyed another way
+    } else {
+        destroy_entity<true>(e);
+    }
+    drain_relations();
+}
+
+/// Runs the follow-up work detach queued (LIFO); a nested call leaves it to the running one.
+inline void World::drain_relations() {
+    detail::Relations& rel = relations_;
+    if (rel.draining()) return;
+    rel.draining() = true;
+    struct Done { // also when a hook throws: the work left waits for the next destroy
+        bool& flag;
+        ~Done() { flag = false; }
+    } done{rel.draining()};
+    detail::PodArray<detail::Relations::Pending>& pending = rel.pending();
+    while (!pending.empty()) {
+        const detail::Relations::Pending p = pending[pending.size() - 1];
+        pending.pop_back();
+        if (!alive(p.entity)) continue;
+        if (p.destroy) {
+            if (!rel.dying(p.entity.index)) destroy(p.entity); // a cascade in progress destroys it anyway
+            continue;
+        }
+        const detail::RelationIndex* index = rel.find(p.relation);
+        if (index != nullptr && index->target_count(p.entity.index) == 0) remove_id(p.entity, index->info().marker);
+    }
 }
 
 template <typename R>
 bool World::related(Entity source, Entity target) const {
     if (!alive(source)) return false;
-    const detail::RelationIndex* index = detail::RelationOps::index_of<R>(*this);
+    const detail::RelationIndex* index = detail::relation_index_of<R>(relations_);
     return index != nullptr && index->find(source.index, target) != detail::RelationIndex::NPOS;
 }
 
 template <typename R>
 size_t World::target_count(Entity source) const {
     if (!alive(source)) return 0;
-    const detail::RelationIndex* index = detail::RelationOps::index_of<R>(*this);
+    const detail::RelationIndex* index = detail::relation_index_of<R>(relations_);
     return index != nullptr ? index->target_count(source.index) : 0;
 }
 
 template <typename R>
 Entity World::target(Entity source, size_t i) const {
     if (!alive(source)) return INVALID_ENTITY;
-    const detail::RelationIndex* index = detail::RelationOps::index_of<R>(*this);
+    const detail::RelationIndex* index = detail::relation_index_of<R>(relations_);
     if (index == nullptr || i >= index->target_count(source.index)) return INVALID_ENTITY;
     return (*index->targets_of(source.index))[i].other;
 }
@@ -229,16 +207,16 @@ template <typename R, typename Func>
 void World::each_target(Entity source, Func&& fn) const {
     static_assert(std::is_invocable_v<Func&, Entity>, "World::each_target: the callback must be callable as fn(Entity target)");
     if (!alive(source)) return;
-    const detail::RelationIndex* index = detail::RelationOps::index_of<R>(*this);
-    if (index != nullptr) detail::RelationOps::visit_copy(index->targets_of(source.index), fn);
+    const detail::RelationIndex* index = detail::relation_index_of<R>(relations_);
+    if (index != nullptr) detail::visit_links_copy(index->targets_of(source.index), fn);
 }
 
 template <typename R, typename Func>
 void World::each_source(Entity target, Func&& fn) const {
     static_assert(std::is_invocable_v<Func&, Entity>, "World::each_source: the callback must be callable as fn(Entity source)");
     if (!alive(target)) return;
-    const detail::RelationIndex* index = detail::RelationOps::index_of<R>(*this);
-    if (index != nullptr) detail::RelationOps::visit_copy(index->sources_of(target.index), fn);
+    const detail::RelationIndex* index = detail::relation_index_of<R>(relations_);
+    if (index != nullptr) detail::visit_links_copy(index->sources_of(target.index), fn);
 }
 
 } // namespace ecs

@@ -2,7 +2,7 @@
  * @file ecs/world/sparse.hpp
  * @brief The World's paths for sparse components: add, remove, get, create_with.
  *
- * Included at the end of world.hpp, where World is complete. The values live in the world's sparse
+ * Included by world.hpp, where World is complete. The values live in the world's sparse
  * sets (sparse.hpp, owned by the archetype graph); none of these paths moves the entity. Hooks fire
  * as for table components: on_add after the value is in place (then on_set), on_remove before it is
  * destroyed; query observers see the change (on_leave before, on_enter after).

@@ -2,7 +2,7 @@
  * @file ecs/world/structural.hpp
  * @brief Structural power: multi-type add and remove in one migration, emplace, bulk
  *        destroy / remove / add over whole archetypes, and the single-type add / remove fast path. Defines the World members declared in the
- *        "Structural power" section of world.hpp; included at the end of world.hpp.
+ *        "Structural power" section of world.hpp; included by world.hpp.
  *
  * The floors are the usual ones: the archetype graph computes a multi-type destination once per
  * (source archetype, pack) and caches it (ArchetypeGraph::pack_target, no intermediate archetype);

@@ -105,7 +105,6 @@ struct AddSlot {
 using ConstructFn = void (*)(void* at, void* value);
 
 struct WorldAccess;
-struct RelationOps;
 struct StructuralOps;
 
 } // namespace detail
@@ -588,13 +587,14 @@ private:
     friend struct detail::WorldAccess;
     friend struct detail::StructuralOps;
     friend class ecs::DeferredProxy;
-    friend struct detail::RelationOps;
     /// destroy()'s body: on_leave and on_remove hooks, then the row, the name and the slot. With
     /// `Related`, the entity's pairs are removed after its hooks (world/relations.hpp).
     template <bool Related>
     void destroy_entity(Entity e);
     /// destroy() in a world holding pairs (world/relations.hpp).
     void relations_destroy(Entity e);
+    /// Runs the follow-up work of removed pairs (tags to take off, sources to destroy).
+    void drain_relations();
     /// destroy() of live `e` in a world with observers, pairs, sparse components or names.
     void destroy_observed(Entity e);
     /// Takes a slot and appends its row to `arch` (components of the row left uninitialised).
