@@ -1,8 +1,8 @@
 /**
  * @file ecs/world/structural.hpp
- * @brief Structural power: multi-type add and remove in one migration, emplace, bulk
- *        destroy / remove / add over whole archetypes, and the single-type add / remove fast path. Defines the World members declared in the
- *        "Structural power" section of world.hpp; included by world.hpp.
+ * @brief The commit point of structural changes, and the changes themselves: add and remove (the
+ *        fast path and the general one), multi-type add and remove in one migration, emplace, and
+ *        bulk destroy / remove / add over whole archetypes.
  *
  * The floors are the usual ones: the archetype graph computes a multi-type destination once per
  * (source archetype, pack) and caches it (ArchetypeGraph::pack_target, no intermediate archetype);
