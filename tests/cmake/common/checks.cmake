@@ -39,12 +39,18 @@ function(ecs_check_no_leaks)
   endforeach()
 endfunction()
 
-# ecs_check_subproject(<ecs source dir>): the ecs directory defines the `ecs` target and adds no
+# ecs_check_subproject(<ecs source dir>): the ecs directory defines the `ecs` target (and the optional
+# rooms' INTERFACE targets) and adds no
 # subdirectory (tests, examples, bench, fuzz) when it is not the top-level project.
 function(ecs_check_subproject dir)
   get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
-  if(NOT targets STREQUAL "ecs")
-    message(FATAL_ERROR "consumer: ecs defined targets '${targets}', expected only 'ecs'")
+  # The core target and the optional rooms' INTERFACE targets (ecs::columnar, ecs::parquet, and
+  # ecs::remote when ECS_REMOTE is on), which a consumer links by choice; nothing else.
+  set(extra "${targets}")
+  list(REMOVE_ITEM extra ecs ecs_columnar ecs_parquet ecs_remote)
+  list(FIND targets ecs has_core)
+  if(has_core EQUAL -1 OR extra)
+    message(FATAL_ERROR "consumer: ecs defined targets '${targets}', expected 'ecs' and the optional rooms only")
   endif()
   get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
   if(subdirs)
