@@ -459,6 +459,7 @@ public:
     [[nodiscard]] T* try_resource() noexcept;
     template <typename T>
     [[nodiscard]] const T* try_resource() const noexcept;
+    template <typename T> [[nodiscard]] const T& resource() const; ///< read-only, for run conditions
     /// @brief True when a resource of type `T` exists.
     template <typename T>
     [[nodiscard]] bool has_resource() const noexcept;
