@@ -90,6 +90,14 @@ public:
             (p.emplace<detail::bare_t<Ts>>(offsets[i++], std::forward<Ts>(components)), ...);
             detail::insertion_sort(p.types_); // a pack: as short as create_with's
         }
+        if constexpr ((detail::has_requires_v<detail::bare_t<Ts>> || ...)) { // value-initialised requirements
+            const ComponentTypeID ids[] = {component_id<Ts>()...};
+            for (const ComponentTypeID id : ids) {
+                const detail::RequiredList req = detail::required_of(id);
+                for (size_t i = 0; i < req.count; ++i)
+                    if (!p.has_raw(req.ids[i])) (void)p.add_raw(req.ids[i], nullptr);
+            }
+        }
         return p;
     }
 

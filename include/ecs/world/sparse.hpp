@@ -19,6 +19,7 @@
 
 #include "../detail/world_access.hpp"
 #include "../sparse.hpp"
+#include "../detail/required.hpp"
 #include "world_class.hpp"
 
 namespace ecs {
@@ -186,6 +187,8 @@ Entity World::place_mixed(Archetype& arch, Entity slot, Ts&&... values) {
             if constexpr (Reserved) e = spawn_reserved(slot, arch, row); // the handle reserved when recorded
             else e = spawn(arch, row);
             (construct_mixed<detail::bare_t<Ts>>(arch, row, e, std::forward<Ts>(values)), ...);
+            const ComponentTypeID ids[sizeof...(Ts) + 1] = {component_id<Ts>()..., INVALID_COMPONENT_ID}; // the table types' requirements, if any
+            detail::construct_required(*graph_.empty_archetype(), arch, row, ids, sizeof...(Ts));
         },
         [&] {
             if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
