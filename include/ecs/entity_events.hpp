@@ -8,9 +8,10 @@
  * observers of any entity. World::emit (world/entity_events.hpp) walks the target and its ancestors
  * and asks this room to dispatch at each level.
  *
- * Observers live on the heap, so an observer may register others, disconnect itself or others, or
- * destroy entities while it runs: a removed observer is marked dead and freed once no dispatch runs;
- * observers added during a dispatch do not run in it.
+ * Observers live on the heap, one list per entity slot and per event type, so an observer may
+ * register others, disconnect itself or others, or destroy entities while it runs: a removed
+ * observer is marked dead and freed once no dispatch runs; observers added during an emit do not
+ * run in it.
  *
  * Thread-safety: registration and dispatch need exclusive access to the world.
  */
@@ -19,11 +20,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <utility>
 #include <vector>
 
 #include "component.hpp"
+#include "config.hpp"
 #include "entity.hpp"
 #include "observers.hpp"
 
@@ -64,59 +65,75 @@ using EntityObserverFn = std::function<void(World&, Entity, void*, Propagation&)
 class EntityEvents {
 public:
     EntityEvents() : serial_(next_observers_serial.fetch_add(1, std::memory_order_relaxed)) {}
-    EntityEvents(EntityEvents&&) noexcept = default;
-    EntityEvents& operator=(EntityEvents&&) noexcept = default;
+    EntityEvents(EntityEvents&& other) noexcept
+        : by_slot_(std::move(other.by_slot_)), global_(std::move(other.global_)), live_(other.live_), last_id_(other.last_id_),
+          dispatching_(other.dispatching_), garbage_(other.garbage_), serial_(other.serial_) {
+        other.live_ = 0;
+    }
+    EntityEvents& operator=(EntityEvents&& other) noexcept {
+        if (this != &other) {
+            free_all();
+            by_slot_ = std::move(other.by_slot_);
+            global_ = std::move(other.global_);
+            live_ = other.live_;
+            last_id_ = other.last_id_;
+            dispatching_ = other.dispatching_;
+            garbage_ = other.garbage_;
+            serial_ = other.serial_;
+            other.live_ = 0;
+        }
+        return *this;
+    }
     EntityEvents(const EntityEvents&) = delete;
     EntityEvents& operator=(const EntityEvents&) = delete;
+    ~EntityEvents() { free_all(); }
 
     /// True when any observer is registered (the one branch destroy takes when there is none).
     [[nodiscard]] bool any() const noexcept { return live_ != 0; }
 
     /// Registers `fn` for events of `type` on `e`, or on any entity when `e` is INVALID_ENTITY.
     ObserverId add(Entity e, ComponentTypeID type, EntityObserverFn&& fn) {
-        auto entry = std::make_unique<Entry>();
+        Entry* entry = new Entry;
         entry->id = ++last_id_;
         entry->generation = e.generation;
         entry->type = type;
         entry->fn = std::move(fn);
-        List& list = e == INVALID_ENTITY ? grow(global_, type) : grow(by_slot_, e.index);
-        list.push_back(std::move(entry));
+        Entry*& head = e == INVALID_ENTITY ? grow(global_, type) : grow(by_slot_, e.index);
+        Entry** at = &head; // appended: observers run in registration order
+        while (*at != nullptr) at = &(*at)->next;
+        *at = entry;
         ++live_;
         return ObserverId{last_id_, serial_};
     }
 
     /**
      * Runs the observers of `type` registered on `e`, then those of any entity, each with `e` as
-     * the current entity. Returns without a call when none exists.
+     * the current entity. Observers registered after `newest` (during this emit) do not run.
      */
-    void dispatch(World& world, Entity e, ComponentTypeID type, void* event, Propagation& p) {
-        if (e.index < by_slot_.size() && !by_slot_[e.index].empty()) run(world, by_slot_, e.index, e, true, type, event, p);
-        if (type < global_.size() && !global_[type].empty()) run(world, global_, type, e, false, type, event, p);
+    ECS_FORCEINLINE void dispatch(World& world, Entity e, ComponentTypeID type, void* event, Propagation& p, uint32_t newest) {
+        if (e.index < by_slot_.size() && by_slot_[e.index] != nullptr) run(world, by_slot_[e.index], e, true, type, event, p, newest);
+        if (type < global_.size() && global_[type] != nullptr) run(world, global_[type], e, false, type, event, p, newest);
     }
-
-    /// True when some observer may receive `type` on `e` or on any entity (emit's early exit).
-    [[nodiscard]] bool listens(Entity e, ComponentTypeID type) const noexcept {
-        return (e.index < by_slot_.size() && !by_slot_[e.index].empty()) || (type < global_.size() && !global_[type].empty());
-    }
+    /// The id of the newest observer (emit passes it to dispatch).
+    [[nodiscard]] uint32_t newest() const noexcept { return last_id_; }
 
     /// Drops every observer registered on `e` (destroyed).
     void drop(Entity e) {
         if (e.index >= by_slot_.size()) return;
-        List& list = by_slot_[e.index];
-        for (auto& entry : list)
+        for (Entry* entry = by_slot_[e.index]; entry != nullptr; entry = entry->next)
             if (!entry->dead && entry->generation == e.generation) kill(*entry);
-        sweep(list);
+        if (dispatching_ == 0) sweep(by_slot_[e.index]);
     }
 
     /// Unregisters the observer `id`; false when unknown, already gone or from another world.
     bool disconnect(ObserverId id) {
         if (id.world != serial_ || id.value == 0) return false;
         for (auto* lists : {&by_slot_, &global_})
-            for (List& list : *lists)
-                for (auto& entry : list)
+            for (Entry*& head : *lists)
+                for (Entry* entry = head; entry != nullptr; entry = entry->next)
                     if (entry->id == id.value && !entry->dead) {
                         kill(*entry);
-                        sweep(list);
+                        if (dispatching_ == 0) sweep(head);
                         return true;
                     }
         return false;
@@ -124,16 +141,11 @@ public:
 
     /// Drops every observer (the world lost every entity).
     void clear() {
-        if (dispatching_ != 0) {
-            for (auto* lists : {&by_slot_, &global_})
-                for (List& list : *lists)
-                    for (auto& entry : list)
-                        if (!entry->dead) kill(*entry);
-            return;
-        }
-        by_slot_.clear();
-        global_.clear();
-        live_ = 0;
+        for (auto* lists : {&by_slot_, &global_})
+            for (Entry* head : *lists)
+                for (Entry* entry = head; entry != nullptr; entry = entry->next)
+                    if (!entry->dead) kill(*entry);
+        if (dispatching_ == 0) sweep_all();
     }
 
 private:
@@ -142,13 +154,13 @@ private:
         uint32_t generation = 0;
         ComponentTypeID type = INVALID_COMPONENT_ID;
         bool dead = false;
+        Entry* next = nullptr;
         EntityObserverFn fn;
     };
-    using List = std::vector<std::unique_ptr<Entry>>;
 
-    static List& grow(std::vector<List>& lists, size_t at) {
-        if (at >= lists.size()) lists.resize(at + 1);
-        return lists[at];
+    static Entry*& grow(std::vector<Entry*>& heads, size_t at) {
+        if (at >= heads.size()) heads.resize(at + 1, nullptr);
+        return heads[at];
     }
 
     void kill(Entry& entry) noexcept {
@@ -157,38 +169,52 @@ private:
         garbage_ = true;
     }
 
-    /// Frees the dead entries of `list` unless a dispatch runs (it may hold one of them).
-    void sweep(List& list) {
-        if (dispatching_ != 0) return;
-        size_t out = 0;
-        for (size_t i = 0; i < list.size(); ++i)
-            if (!list[i]->dead) list[out++] = std::move(list[i]);
-        list.resize(out);
+    /// Unlinks and frees the dead entries of one list (never while a dispatch runs: it may hold one).
+    static void sweep(Entry*& head) {
+        Entry** at = &head;
+        while (*at != nullptr) {
+            Entry* entry = *at;
+            if (entry->dead) {
+                *at = entry->next;
+                delete entry;
+            } else {
+                at = &entry->next;
+            }
+        }
     }
 
     void sweep_all() {
         garbage_ = false;
         for (auto* lists : {&by_slot_, &global_})
-            for (List& list : *lists) sweep(list);
+            for (Entry*& head : *lists) sweep(head);
     }
 
-    /// Calls the entries of `lists[at]` that exist now, are live, of `type` and (`own`) of `e`'s
-    /// generation, with `e` as the current entity. The list is re-read by index on every call: an
-    /// observer may register on another slot, which moves the lists.
-    void run(World& world, std::vector<List>& lists, size_t at, Entity e, bool own, ComponentTypeID type, void* event,
-             Propagation& p) {
-        const size_t n = lists[at].size(); // observers added meanwhile wait for the next emit
+    void free_all() noexcept {
+        for (auto* lists : {&by_slot_, &global_})
+            for (Entry* head : *lists)
+                while (head != nullptr) {
+                    Entry* next = head->next;
+                    delete head;
+                    head = next;
+                }
+        by_slot_.clear();
+        global_.clear();
+    }
+
+    /// Calls the live entries from `head` of `type`, not newer than `newest`, and (`own`) of `e`'s
+    /// generation, with `e` as the current entity. Entries stay put (heap nodes, freed only when no
+    /// dispatch runs), so an observer may register, disconnect or destroy while this walks.
+    void run(World& world, Entry* head, Entity e, bool own, ComponentTypeID type, void* event, Propagation& p, uint32_t newest) {
         ++dispatching_;
-        for (size_t i = 0; i < n; ++i) {
-            Entry* entry = lists[at][i].get(); // heap entries stay put; nothing is erased while dispatching
-            if (entry->dead || entry->type != type || (own && entry->generation != e.generation)) continue;
+        for (Entry* entry = head; entry != nullptr; entry = entry->next) {
+            if (entry->dead || entry->type != type || entry->id > newest || (own && entry->generation != e.generation)) continue;
             entry->fn(world, e, event, p);
         }
         if (--dispatching_ == 0 && garbage_) sweep_all();
     }
 
-    std::vector<List> by_slot_; ///< entity slot -> observers registered on it
-    std::vector<List> global_;  ///< event type -> observers of any entity
+    std::vector<Entry*> by_slot_; ///< entity slot -> its observers (a list in registration order)
+    std::vector<Entry*> global_;  ///< event type -> observers of any entity
     size_t live_ = 0;
     uint32_t last_id_ = 0;
     uint32_t dispatching_ = 0;

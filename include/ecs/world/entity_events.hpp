@@ -58,12 +58,15 @@ void World::emit(Entity target, E&& event) {
     Propagation p(target);
     const ComponentTypeID type = component_id<T>();
     const ComponentTypeID parent_id = component_id<Parent>();
+    const uint32_t newest = entity_events_.newest(); // observers registered during this emit wait
     Entity current = target;
     for (;;) {
-        entity_events_.dispatch(*this, current, type, &ev, p);
-        if (p.stopped() || p.depth() == MAX_PROPAGATION || !alive(current)) return;
-        if (!arch_of(current).mask.test(parent_id)) return; // no Parent: the top
-        const Entity up = get<Parent>(current).entity;
+        entity_events_.dispatch(*this, current, type, &ev, p, newest);
+        if (p.stopped() || p.depth() == MAX_PROPAGATION) return;
+        const EntityRecord& rec = entities_[current.index]; // re-read: an observer may have changed it
+        if (rec.generation != current.generation || rec.archetype == nullptr) return; // destroyed
+        if (!rec.archetype->mask.test(parent_id)) return; // no Parent: the top
+        const Entity up = static_cast<const Parent*>(rec.archetype->column(parent_id).at(rec.row))->entity;
         if (!alive(up)) return;
         current = up;
         p.climb();
