@@ -9,6 +9,7 @@
 
 #include "catch.hpp"
 #include "counting.hpp"
+#include "game_loop_types.hpp"
 
 namespace {
 
@@ -18,9 +19,7 @@ struct Clicked {
 struct Damage {
     int amount = 0;
 };
-struct EvPos {
-    int v = 0;
-};
+using EvPos = gl_test::Pos;
 
 } // namespace
 
@@ -62,7 +61,7 @@ TEST_CASE("entity events: the target's observers run, then each ancestor's, unti
 TEST_CASE("entity events: observers of any entity run at every level with that level's entity", "[entity_events]") {
     ecs::World w;
     const ecs::Entity parent = w.create();
-    const ecs::Entity child = w.create_with(EvPos{1});
+    const ecs::Entity child = w.create_with(EvPos{1, 0});
     ecs::set_parent(w, child, parent);
     std::vector<ecs::Entity> seen;
     std::vector<std::string> order;
@@ -124,7 +123,7 @@ TEST_CASE("entity events: observers registered on an entity are dropped with it"
     CHECK(calls == 1);
 
     // Bulk destruction drops them too.
-    const ecs::Entity c = w.create_with(EvPos{1});
+    const ecs::Entity c = w.create_with(EvPos{1, 0});
     w.observe<Clicked>(c, [token](ecs::World&, ecs::Entity, Clicked&, ecs::Propagation&) {});
     CHECK(token.use_count() == 2);
     w.destroy_all<EvPos>();
@@ -166,11 +165,11 @@ TEST_CASE("entity events: CommandBuffer::emit records the event for the flush, d
     ecs::World w;
     std::vector<int> got;
     for (int i = 0; i < 3; ++i) {
-        const ecs::Entity e = w.create_with(EvPos{i});
+        const ecs::Entity e = w.create_with(EvPos{float(i), 0});
         w.observe<Clicked>(e, [&](ecs::World&, ecs::Entity, Clicked& c, ecs::Propagation&) { got.push_back(c.x); });
     }
     ecs::CommandBuffer cb;
-    w.each<const EvPos>([&](ecs::Entity e, const EvPos& p) { cb.emit(e, Clicked{p.v * 10}); });
+    w.each<const EvPos>([&](ecs::Entity e, const EvPos& p) { cb.emit(e, Clicked{int(p.x) * 10}); });
     CHECK(got.empty());
     cb.flush(w);
     CHECK(got.size() == 3);

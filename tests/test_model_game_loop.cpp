@@ -14,28 +14,19 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "game_loop_types.hpp"
 
 namespace {
 
-struct GlPos {
-    int v = 0;
-};
-struct GlVel {
-    int v = 0;
-};
-struct GlBody {
-    int v = 0;
-};
 struct GlPing {
     int v = 0;
 };
 
-} // namespace
+using GlPos = gl_test::Pos;
+using GlVel = gl_test::Vel;
+using GlBody = gl_test::RigidBody; // requires Pos and Vel (and Vel requires Mass and Pos)
 
-template <>
-struct ecs::component_traits<GlBody> {
-    using requires = ecs::Requires<GlPos, GlVel>;
-};
+} // namespace
 
 namespace {
 
@@ -184,7 +175,7 @@ struct GameLoopModel {
             ModelEntity& m = model[e];
             if (rng() % 2 == 0) {
                 const int v = static_cast<int>(rng() % 100);
-                world.add(e, GlPos{v});
+                world.add(e, GlPos{static_cast<float>(v), 0});
                 m.pos = true;
                 m.pos_v = v;
             } else {
@@ -194,11 +185,11 @@ struct GameLoopModel {
             break;
         }
         case 10: { // a prefab tree: body -> (pos -> pos), (vel)
-            ecs::Prefab leaf = ecs::Prefab::create(GlPos{7});
-            ecs::Prefab mid = ecs::Prefab::create(GlPos{5});
+            ecs::Prefab leaf = ecs::Prefab::create(GlPos{7, 0});
+            ecs::Prefab mid = ecs::Prefab::create(GlPos{5, 0});
             mid.child(leaf);
             ecs::Prefab root = ecs::Prefab::create(GlBody{2});
-            root.child(mid).child(ecs::Prefab::create(GlVel{1}));
+            root.child(mid).child(ecs::Prefab::create(GlVel{1, 0})); // brings a Pos (and a Mass)
             const ecs::Entity r = ecs::instantiate(world, root);
             const auto& kids = world.get<ecs::Children>(r).entities;
             REQUIRE(kids.size() == 2);
@@ -213,7 +204,7 @@ struct GameLoopModel {
             model[l1].pos = true;
             model[l1].pos_v = 7;
             model[v1] = ModelEntity{};
-            model[v1].vel = true;
+            model[v1].vel = model[v1].pos = true;
             link(m1, r);
             link(v1, r);
             link(l1, m1);
@@ -235,7 +226,7 @@ struct GameLoopModel {
             REQUIRE(world.has<GlBody>(e) == m.body);
             REQUIRE(world.has<GlPos>(e) == m.pos);
             REQUIRE(world.has<GlVel>(e) == m.vel);
-            if (m.pos) REQUIRE(world.get<GlPos>(e).v == m.pos_v);
+            if (m.pos) REQUIRE(world.get<GlPos>(e).x == static_cast<float>(m.pos_v));
             const ecs::Parent* p = world.try_get<ecs::Parent>(e);
             REQUIRE((p != nullptr ? p->entity : ecs::INVALID_ENTITY) == m.parent);
             const ecs::Children* c = world.try_get<ecs::Children>(e);

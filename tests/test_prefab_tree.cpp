@@ -7,18 +7,13 @@
 
 #include "catch.hpp"
 #include "counting.hpp"
+#include "game_loop_types.hpp"
 
 namespace {
 
-struct TPos {
-    float x = 0, y = 0;
-};
-struct THealth {
-    int hp = 0;
-};
-struct Turret {
-    int barrels = 1;
-};
+using gl_test::Turret;
+using TPos = gl_test::Pos;
+using THealth = gl_test::Health;
 
 /// True when `child`'s Parent is `parent` and `parent`'s Children lists it exactly once.
 bool linked(ecs::World& w, ecs::Entity child, ecs::Entity parent) {

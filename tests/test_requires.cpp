@@ -7,47 +7,13 @@
 
 #include "catch.hpp"
 #include "counting.hpp"
+#include "game_loop_types.hpp"
 
-namespace {
-
-struct RqPos {
-    float x = 0, y = 0;
-};
-struct RqVel {
-    float dx = 0, dy = 0;
-};
-struct RigidBody {
-    float mass = 1;
-};
-struct RqMass {
-    float kg = 0;
-};
-struct Collider {
-    int shape = 0;
-};
-struct RqTag {};
-struct Lifed {
-    int v = 0;
-};
-
-} // namespace
-
-template <>
-struct ecs::component_traits<RigidBody> {
-    using requires = ecs::Requires<RqPos, RqVel>;
-};
-template <>
-struct ecs::component_traits<RqVel> {
-    using requires = ecs::Requires<RqMass, RqPos>; // transitive, and a diamond on RqPos
-};
-template <>
-struct ecs::component_traits<Collider> {
-    using required = ecs::Requires<RigidBody, RqTag>; // the spelling that also works in C++20
-};
-template <>
-struct ecs::component_traits<Lifed> {
-    using requires = ecs::Requires<ecs_test::Counted, ecs_test::CountedWide>;
-};
+using namespace gl_test;
+using RqPos = Pos;
+using RqVel = Vel;
+using RqMass = Mass;
+using RqTag = Tag;
 
 TEST_CASE("requires: adding the requirer adds the required types in one migration", "[requires]") {
     ecs::World w;

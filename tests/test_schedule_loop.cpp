@@ -7,18 +7,12 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "game_loop_types.hpp"
 
 namespace {
 
-struct LoopPos {
-    double x = 0;
-};
-struct Paused {
-    bool on = false;
-};
-struct Tally {
-    int runs = 0;
-};
+using LoopPos = gl_test::Pos;
+using gl_test::Paused;
 enum class Game { Menu, Playing, Over };
 
 } // namespace
@@ -65,10 +59,10 @@ TEST_CASE("loop: World::resource<T>() const and try_resource<T>() const", "[sche
 TEST_CASE("loop: run_if skips a system, which records no commands and counts in skipped", "[schedule][loop]") {
     ecs::World w;
     w.set_resource(Paused{true});
-    for (int i = 0; i < 10; ++i) w.create_with(LoopPos{double(i)});
+    for (int i = 0; i < 10; ++i) w.create_with(LoopPos{float(i), 0});
     ecs::Schedule s;
     s.add<LoopPos>("move", [](LoopPos& p) { p.x += 1; }).run_if([](const ecs::World& world) { return !world.resource<Paused>().on; });
-    s.add<const LoopPos>("spawn", [](ecs::CommandBuffer& cb, const LoopPos& p) { cb.create_with(LoopPos{p.x}); })
+    s.add<const LoopPos>("spawn", [](ecs::CommandBuffer& cb, const LoopPos& p) { cb.create_with(LoopPos{p.x, 0}); })
         .run_if([](const ecs::World& world) { return !world.resource<Paused>().on; });
     s.run(w, 0.1);
     s.run(w, 0.1);
@@ -105,13 +99,13 @@ TEST_CASE("loop: several run_if on one system must all hold", "[schedule][loop]"
 TEST_CASE("loop: a condition is evaluated just before its wave and sees the earlier waves", "[schedule][loop]") {
     ecs::World w;
     w.set_resource(Paused{false});
-    w.set_resource(Tally{});
+    w.set_resource(gl_test::Health{});
     ecs::Schedule s;
     s.add("pause", [](ecs::World& world) { world.resource<Paused>().on = true; }); // exclusive: its own wave
-    s.add("count", ecs::Writes<Tally>{}, [](ecs::World& world) { ++world.resource<Tally>().runs; })
+    s.add("count", ecs::Writes<gl_test::Health>{}, [](ecs::World& world) { ++world.resource<gl_test::Health>().hp; })
         .run_if([](const ecs::World& world) { return !world.resource<Paused>().on; });
     s.run(w, 0.016);
-    CHECK(w.resource<Tally>().runs == 0);
+    CHECK(w.resource<gl_test::Health>().hp == 0);
 }
 
 TEST_CASE("loop: interval runs a system at most once per period of Time", "[schedule][loop]") {
@@ -139,7 +133,7 @@ TEST_CASE("loop: state transitions run on_exit then on_enter before any other sy
     s.on_enter(Game::Playing, "spawn_level", [&](ecs::World& world, ecs::CommandBuffer& cb) {
         log.push_back("enter playing");
         CHECK(world.resource<ecs::State<Game>>().current() == Game::Playing);
-        cb.create_with(LoopPos{7});
+        cb.create_with(LoopPos{7, 0});
     });
     s.on_enter(Game::Over, "never", [&](ecs::World&) { log.push_back("enter over"); });
     s.run(w, 0.1);

@@ -91,7 +91,7 @@ public:
     /// True when any observer is registered (the one branch destroy takes when there is none).
     [[nodiscard]] bool any() const noexcept { return live_ != 0; }
 
-    /// Registers `fn` for events of `type` on `e`, or on any entity when `e` is INVALID_ENTITY.
+    /// Registers `fn` for events of type `type` (detail::event_type_id) on `e`, or on any entity when `e` is INVALID_ENTITY.
     ObserverId add(Entity e, ComponentTypeID type, EntityObserverFn&& fn) {
         Entry* entry = new Entry;
         entry->id = ++last_id_;

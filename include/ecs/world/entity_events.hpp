@@ -9,6 +9,8 @@
  * moved in once, that every observer receives by reference: an observer may change it for those
  * after it. emit is refused during iteration (a CommandBuffer records it instead: cb.emit(e, ev));
  * a dead target is a no-op. Observers registered on an entity go with it when it is destroyed.
+ * Event types are numbered like EventReader channels (events.hpp), apart from component ids, so
+ * they never use up ECS_MAX_COMPONENTS.
  */
 #pragma once
 
@@ -18,6 +20,7 @@
 
 #include "../builtin/hierarchy.hpp"
 #include "../entity_events.hpp"
+#include "../events.hpp"
 #include "world_class.hpp"
 
 namespace ecs {
@@ -39,13 +42,13 @@ template <typename E, typename F>
 ObserverId World::observe(Entity target, F&& fn) {
     using T = detail::bare_t<E>;
     if (!ECS_CHECK(alive(target), "World::observe: entity is not alive")) return ObserverId{};
-    return entity_events_.add(target, component_id<T>(), detail::entity_observer<T>(std::forward<F>(fn)));
+    return entity_events_.add(target, detail::event_type_id<T>(), detail::entity_observer<T>(std::forward<F>(fn)));
 }
 
 template <typename E, typename F>
 ObserverId World::observe(F&& fn) {
     using T = detail::bare_t<E>;
-    return entity_events_.add(INVALID_ENTITY, component_id<T>(), detail::entity_observer<T>(std::forward<F>(fn)));
+    return entity_events_.add(INVALID_ENTITY, detail::event_type_id<T>(), detail::entity_observer<T>(std::forward<F>(fn)));
 }
 
 template <typename E>
@@ -56,7 +59,7 @@ void World::emit(Entity target, E&& event) {
     if (!alive(target) || !entity_events_.any()) return;
     T ev(std::forward<E>(event));
     Propagation p(target);
-    const ComponentTypeID type = component_id<T>();
+    const ComponentTypeID type = detail::event_type_id<T>();
     const ComponentTypeID parent_id = component_id<Parent>();
     const uint32_t newest = entity_events_.newest(); // observers registered during this emit wait
     Entity current = target;
