@@ -395,21 +395,27 @@ inline std::atomic<const RequiredList*> required_lists[ECS_MAX_COMPONENTS] = {};
 template <typename... Ts>
 struct RequireList {};
 
-/// The direct requirements of T as a RequireList (none when component_traits<T> names none).
+/// The direct requirements of T: component_traits<T>::required, else ::requires (C++17), else none.
+/// Two primary templates: compilers may treat two void_t partial specialisations of one template as
+/// the same one.
+template <typename T, typename = void>
+struct KeywordRequires {
+    using type = RequireList<>;
+};
+#if __cplusplus < 202002L
+template <typename T>
+struct KeywordRequires<T, std::void_t<typename component_traits<T>::requires>> {
+    using type = typename component_traits<T>::requires;
+};
+#endif
 template <typename T, typename = void>
 struct DirectRequires {
-    using type = RequireList<>;
+    using type = typename KeywordRequires<T>::type;
 };
 template <typename T>
 struct DirectRequires<T, std::void_t<typename component_traits<T>::required>> {
     using type = typename component_traits<T>::required;
 };
-#if __cplusplus < 202002L
-template <typename T>
-struct DirectRequires<T, std::void_t<typename component_traits<T>::requires>> {
-    using type = typename component_traits<T>::requires;
-};
-#endif
 template <typename T>
 inline constexpr bool has_requires_v = !std::is_same_v<typename DirectRequires<T>::type, RequireList<>> &&
                                        !std::is_same_v<typename DirectRequires<T>::type, Requires<>>;
