@@ -1,8 +1,9 @@
 // stress_harness: how many entities can this ECS run within one 16.6 ms (60 Hz) frame, here?
 //
 // Five scenes (flat, wide, trees, chain, churn; see scenes.hpp) each populate a World and run their
-// systems through an ecs::SystemRegistry, frame after frame, with a fixed simulation step (so the
-// simulated state depends only on --seed, never on timings). Every system is timed on its own.
+// systems through an ecs::Schedule (a run condition, a state, an ecs::FixedStep), frame after
+// frame, with a fixed simulation step (so the simulated state depends only on --seed, never on
+// timings). Every system is timed on its own.
 //
 // By default every scene "ramps": its entity count grows x1.5 per step until the median frame time
 // exceeds the budget; the largest count that fits is the answer. Give --entities N for one run of
@@ -34,6 +35,7 @@
 #endif
 
 #include <ecs/ecs.hpp>
+#include <ecs/schedule.hpp>
 
 #include "changed_pass.hpp"
 #include "scenes.hpp"
@@ -350,32 +352,45 @@ RunResult run_scene(const harness::SceneInfo& info, size_t entities, size_t fram
         }
     }
 
-    // Every system is wrapped in a timer; the registry flushes deferred commands after each one.
+    // The game loop: every system is an exclusive system of one Schedule, wrapped in a timer and
+    // followed by a flush of the deferred commands; it runs only while the harness is not paused (a
+    // run condition). A State goes from WarmUp to Measured after the warm-up frames: its on_enter
+    // system restarts the samples and the scene counters. The schedule runs on a FixedStep of DT,
+    // advanced by DT per frame, so each frame is exactly one step and results never depend on timings.
     const harness::SystemList list = scene->systems();
     std::vector<std::vector<double>> samples(list.size());
     std::vector<double> frame_ms, frame_wall_ms, overhead_ms;
     double in_systems = 0;
-    ecs::SystemRegistry registry;
+    enum class Phase { WarmUp, Measured };
+    struct Paused {
+        bool on = false;
+    };
+    world->set_resource(ecs::State<Phase>{Phase::WarmUp});
+    world->set_resource(Paused{});
+    ecs::Schedule schedule;
+    schedule.on_enter(Phase::Measured, "begin_measurement", [&](ecs::World&) {
+        for (auto& s : samples) s.clear();
+        scene->begin_measurement(); // scene counters cover timed frames only
+    });
     for (size_t i = 0; i < list.size(); ++i) {
-        registry.add(list[i].first, [&, i](ecs::World& w) {
+        schedule.add(list[i].first, [&, i](ecs::World& w) {
             const double t0 = measure_ms();
             list[i].second(w);
+            w.flush_deferred();
             const double ms = measure_ms() - t0;
             samples[i].push_back(ms);
             in_systems += ms;
-        });
+        }).run_if([](const ecs::World& w) { return !w.resource<Paused>().on; });
     }
+    ecs::FixedStep step(static_cast<double>(harness::DT), 1);
 
     constexpr size_t WARMUP = 2;
     for (size_t f = 0; f < WARMUP + frames; ++f) {
-        if (f == WARMUP) {
-            for (auto& s : samples) s.clear();
-            scene->begin_measurement(); // scene counters cover timed frames only
-        }
+        if (f == WARMUP) world->resource<ecs::State<Phase>>().set_next(Phase::Measured);
         in_systems = 0;
         const double w0 = wall_ms();
         const double t0 = measure_ms();
-        registry.run_all(*world);
+        step.advance(*world, schedule, static_cast<double>(harness::DT));
         const double ms = measure_ms() - t0;
         const double wall = wall_ms() - w0;
         if (f >= WARMUP) {

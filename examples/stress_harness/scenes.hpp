@@ -320,7 +320,7 @@ private:
 
 /**
  * A steady population with a high turnover: every entity lives 0.5 to 2 s. Despawns go through the
- * world's deferred queue (flushed by the SystemRegistry after each system) and through
+ * world's deferred queue (flushed after each system) and through
  * destroy_recursive for squads; spawns alternate between prefab instantiation and a standalone
  * CommandBuffer. One spawn in eight is a squad: a leader prefab with three member prefabs attached
  * by set_parent, kept in formation by propagate_transforms.

@@ -189,8 +189,10 @@ public:
             if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::add: more than ECS_MAX_COMPONENTS component types in use"))
                 return nullptr;
             if (src.has(id)) continue;
-            types.insert(detail::upper_bound_value(types.begin(), types.end(), id), id);
+            auto at = detail::upper_bound_value(types.begin(), types.end(), id);
+            if (at == types.begin() || *(at - 1) != id) types.insert(at, id); // else an earlier one required it
             changed = true;
+            add_required(types, id);
         }
         for (size_t i = 0; i < remove_count; ++i) {
             auto at = detail::find_value(types.begin(), types.end(), removed[i]);
@@ -266,6 +268,7 @@ private:
             return nullptr;
         TypeSet types = src.types;
         types.insert(detail::upper_bound_value(types.begin(), types.end(), id), id);
+        add_required(types, id); // the same migration adds what `id` requires (component_traits)
         Archetype* dst = find_or_create(types); // may push to archetypes_, never moves `src`
         if (dst != nullptr) link(src, *dst, id);
         return dst;
@@ -279,11 +282,31 @@ private:
         return dst;
     }
 
+    /// Inserts into the sorted `types` every requirement of `id` it lacks (component_traits).
+    static void add_required(TypeSet& types, ComponentTypeID id) {
+        const detail::RequiredList req = detail::required_of(id);
+        for (size_t i = 0; i < req.count; ++i) {
+            auto at = detail::upper_bound_value(types.begin(), types.end(), req.ids[i]);
+            if (at != types.begin() && *(at - 1) == req.ids[i]) continue;
+            types.insert(at, req.ids[i]);
+        }
+    }
+
     /// Caches the edges between `without` and `with` (= `without` + `id`) in both directions, with
     /// the plain-move plan of each.
     static void link(Archetype& without, Archetype& with, ComponentTypeID id) {
+        const detail::RequiredList req = detail::required_of(id);
+        for (size_t i = 0; i < req.count; ++i)
+            if (!with.has(req.ids[i])) { // reached by a remove: adding `id` back must bring them
+                ArchetypeEdge& down = with.edge(id);
+                down.remove = &without;
+                down.remove_plan = with.plain_plan(without);
+                return;
+            }
         ArchetypeEdge& up = without.edge(id);
         up.add = &with;
+        if (with.columns.size() != without.columns.size() + 1) return; // required types came along:
+        // no plain plan (they need constructing) and no way back (removing `id` keeps them)
         up.add_plan = without.plain_plan(with);
         ArchetypeEdge& down = with.edge(id);
         down.remove = &without;
@@ -301,6 +324,7 @@ private:
     ECS_NOINLINE Archetype* pack_archetype_slow(uint32_t slot) {
         TypeSet types{ensure_column_factory<Ts>()...};
         detail::insertion_sort(types);
+        (add_required(types, component_id<Ts>()), ...);
         Archetype* arch = find_or_create(types);
         if (arch != nullptr) {
             if (slot >= pack_cache_.size()) pack_cache_.resize(size_t(slot) + 1, nullptr);

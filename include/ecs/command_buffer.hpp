@@ -65,6 +65,14 @@ public:
     void call(F&& fn) {
         detail::CommandRecorder::call(queue_, std::forward<F>(fn));
     }
+    /// Records emit(e, event): the event is moved (or copied) into the buffer now and emitted at the
+    /// flush (a no-op if `e` is dead by then). The way to emit from inside iteration.
+    template <typename E>
+    void emit(Entity e, E&& event) {
+        detail::CommandRecorder::call(queue_, [e, ev = detail::bare_t<E>(std::forward<E>(event))](World& w) mutable {
+            w.emit(e, std::move(ev));
+        });
+    }
     /// Records create_with(values...); the entity is created at flush. Returns nothing: a buffer is
     /// not bound to a world, so no handle can be reserved.
     template <typename... Ts>

@@ -45,6 +45,21 @@ inline constexpr ComponentTypeID INVALID_COMPONENT_ID = 0xFFFFFFFFu;
 enum class Storage : uint8_t { table, sparse };
 
 /**
+ * @brief Required components: `template <> struct ecs::component_traits<RigidBody> { using requires =
+ *        ecs::Requires<Position, Velocity>; };` (C++17; `using required = ...` works in every
+ *        language version, `requires` being a keyword from C++20 on).
+ *
+ * Adding the requirer (add, multi-type add, emplace, create_with, raw add, prefabs, deferred
+ * commands, bulk add) also adds each required type the entity lacks, value-initialised, in the SAME
+ * migration (the archetype graph puts them in the destination); present values are kept. It is
+ * transitive (a required type's own requirements follow) and a cycle is a compile error. Removing a
+ * required component leaves the requirer in place. Required types must be table-stored and
+ * default-constructible; a sparse type cannot require others (both checked at compile time).
+ */
+template <typename... Ts>
+struct Requires {};
+
+/**
  * @brief Per-type options. Specialise it to choose sparse storage:
  *        `template <> struct ecs::component_traits<Poisoned> { static constexpr ecs::Storage storage = ecs::Storage::sparse; };`
  *        The specialisation must be visible wherever the type is used as a component.
@@ -88,9 +103,20 @@ ECS_FORCEINLINE ComponentTypeID type_id() noexcept {
 template <typename T>
 using bare_t = std::remove_cv_t<std::remove_reference_t<T>>;
 
+/// component_traits<T>::storage, or table when the specialisation names none (one that only
+/// names requirements, say).
+template <typename T, typename = void>
+struct StorageOf {
+    static constexpr Storage value = Storage::table;
+};
+template <typename T>
+struct StorageOf<T, std::void_t<decltype(component_traits<T>::storage)>> {
+    static constexpr Storage value = component_traits<T>::storage;
+};
+
 /// True when `T` (cv and references ignored) is stored sparse (component_traits).
 template <typename T>
-inline constexpr bool is_sparse_v = component_traits<bare_t<T>>::storage == Storage::sparse;
+inline constexpr bool is_sparse_v = StorageOf<bare_t<T>>::value == Storage::sparse;
 
 /**
  * Empty types whose move and destruction do nothing are stored without bytes: their column has
@@ -349,6 +375,90 @@ void value_initialise(void* storage) {
 }
 } // namespace detail
 
+namespace detail {
+/// The transitive requirements of one component id, sorted and without duplicates.
+struct RequiredList {
+    const ComponentTypeID* ids = nullptr;
+    size_t count = 0;
+};
+/// Per component id: its requirements (component_traits<T>::requires), or nullptr. Written once by
+/// ensure_column_factory<T>, before any archetype can hold the type.
+inline std::atomic<const RequiredList*> required_lists[ECS_MAX_COMPONENTS] = {};
+
+/// The requirements of `id`; empty when it has none.
+[[nodiscard]] inline RequiredList required_of(ComponentTypeID id) noexcept {
+    if (id >= ECS_MAX_COMPONENTS) return {};
+    const RequiredList* list = required_lists[id].load(std::memory_order_acquire);
+    return list != nullptr ? *list : RequiredList{};
+}
+
+template <typename... Ts>
+struct RequireList {};
+
+/// The direct requirements of T: component_traits<T>::required, else ::requires (C++17), else none.
+/// Two primary templates: compilers may treat two void_t partial specialisations of one template as
+/// the same one.
+template <typename T, typename = void>
+struct KeywordRequires {
+    using type = RequireList<>;
+};
+#if __cplusplus < 202002L
+template <typename T>
+struct KeywordRequires<T, std::void_t<typename component_traits<T>::requires>> {
+    using type = typename component_traits<T>::requires;
+};
+#endif
+template <typename T, typename = void>
+struct DirectRequires {
+    using type = typename KeywordRequires<T>::type;
+};
+template <typename T>
+struct DirectRequires<T, std::void_t<typename component_traits<T>::required>> {
+    using type = typename component_traits<T>::required;
+};
+template <typename T>
+inline constexpr bool has_requires_v = !std::is_same_v<typename DirectRequires<T>::type, RequireList<>> &&
+                                       !std::is_same_v<typename DirectRequires<T>::type, Requires<>>;
+
+template <typename T, typename... Path>
+inline constexpr bool on_path_v = (std::is_same_v<T, Path> || ...);
+
+/// Flattens the requirement graph under T depth first (duplicates kept; the registry dedups).
+/// `Path` is the chain that led here: meeting a type of it again is a cycle.
+template <typename Path, typename Reqs>
+struct ExpandRequires;
+template <typename... Path, typename... Rs>
+struct ExpandRequires<RequireList<Path...>, Requires<Rs...>> {
+    template <typename R>
+    static constexpr auto one() {
+        static_assert(!on_path_v<R, Path...>, "ecs::Requires: the required components form a cycle");
+        static_assert(std::is_default_constructible_v<R>, "ecs::Requires: a required component must be default-constructible");
+        static_assert(StorageOf<R>::value == Storage::table, "ecs::Requires: a required component must be table-stored");
+        if constexpr (on_path_v<R, Path...>) return RequireList<>{};
+        else return concat(RequireList<R>{}, ExpandRequires<RequireList<Path..., R>, typename DirectRequires<R>::type>::list());
+    }
+    template <typename... As, typename... Bs>
+    static constexpr auto concat(RequireList<As...>, RequireList<Bs...>) {
+        return RequireList<As..., Bs...>{};
+    }
+    template <typename... As, typename... Bs, typename... Cs>
+    static constexpr auto concat(RequireList<As...> a, RequireList<Bs...> b, Cs... rest) {
+        return concat(concat(a, b), rest...);
+    }
+    static constexpr auto list() {
+        if constexpr (sizeof...(Rs) == 0) return RequireList<>{};
+        else return concat(one<Rs>()..., RequireList<>{});
+    }
+};
+template <typename... Path>
+struct ExpandRequires<RequireList<Path...>, RequireList<>> {
+    static constexpr auto list() { return RequireList<>{}; }
+};
+
+template <typename T>
+const RequiredList* make_required_list();
+} // namespace detail
+
 /**
  * @brief Records make_column<T> in the process-wide factory registry (idempotent, thread-safe), so
  *        archetypes holding `T` can be built from its id alone (migration, snapshots).
@@ -370,12 +480,45 @@ ComponentTypeID ensure_column_factory() noexcept {
             if constexpr (std::is_default_constructible_v<T>) // World::add_raw(e, id, nullptr)
                 detail::default_constructors[tid].store(&detail::value_initialise<T>, std::memory_order_relaxed);
             info.sparse = detail::is_sparse_v<T>;
+            if constexpr (detail::has_requires_v<T>) {
+                static_assert(!detail::is_sparse_v<T>, "ecs::Requires: a sparse component cannot require others");
+                detail::required_lists[tid].store(detail::make_required_list<T>(), std::memory_order_release);
+            }
             detail::column_factories[tid].store(&make_column<T>, std::memory_order_release);
         }
         return tid;
     }();
     return id;
 }
+
+namespace detail {
+template <typename... Rs>
+const RequiredList* required_list_of(RequireList<Rs...>) {
+    static const ComponentTypeID raw[sizeof...(Rs) + 1] = {ensure_column_factory<Rs>()..., INVALID_COMPONENT_ID};
+    static ComponentTypeID ids[sizeof...(Rs) + 1] = {};
+    static const RequiredList list = [] {
+        size_t n = 0;
+        for (size_t i = 0; i < sizeof...(Rs); ++i) {
+            bool seen = false;
+            for (size_t j = 0; j < n; ++j) seen = seen || ids[j] == raw[i];
+            if (!seen) ids[n++] = raw[i];
+        }
+        for (size_t i = 1; i < n; ++i) // insertion sort: a handful of ids
+            for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; --j) {
+                const ComponentTypeID t = ids[j];
+                ids[j] = ids[j - 1];
+                ids[j - 1] = t;
+            }
+        return RequiredList{ids, n};
+    }();
+    return &list;
+}
+/// The registry entry of T: its requirements, closed transitively, each registered as a component.
+template <typename T>
+const RequiredList* make_required_list() {
+    return required_list_of(ExpandRequires<RequireList<T>, typename DirectRequires<T>::type>::list());
+}
+} // namespace detail
 
 /// True when component type `id` is stored sparse (known once the type was used as a component).
 [[nodiscard]] inline bool is_sparse_id(ComponentTypeID id) noexcept {

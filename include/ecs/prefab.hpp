@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "archetype.hpp"
+#include "builtin/hierarchy.hpp"
 #include "component.hpp"
 #include "config.hpp"
 #include "entity.hpp"
@@ -89,6 +90,14 @@ public:
             (p.emplace<detail::bare_t<Ts>>(offsets[i++], std::forward<Ts>(components)), ...);
             detail::insertion_sort(p.types_); // a pack: as short as create_with's
         }
+        if constexpr ((detail::has_requires_v<detail::bare_t<Ts>> || ...)) { // value-initialised requirements
+            const ComponentTypeID ids[] = {component_id<Ts>()...};
+            for (const ComponentTypeID id : ids) {
+                const detail::RequiredList req = detail::required_of(id);
+                for (size_t i = 0; i < req.count; ++i)
+                    if (!p.has_raw(req.ids[i])) (void)p.add_raw(req.ids[i], nullptr);
+            }
+        }
         return p;
     }
 
@@ -97,6 +106,7 @@ public:
     // copied, so a throwing copy constructor runs ~Prefab, which destroys the copies already made.
     Prefab(const Prefab& other) : Prefab() {
         types_ = other.types_;
+        children_ = other.children_;
         mask_ = other.mask_;
         maskable_ = other.maskable_;
         archetype_hint_.store(other.hint(), std::memory_order_relaxed);
@@ -113,7 +123,7 @@ public:
     Prefab(Prefab&& other) noexcept
         : entries_(std::move(other.entries_)), types_(std::move(other.types_)), mask_(other.mask_),
           maskable_(other.maskable_), buffer_(other.buffer_), size_(other.size_), align_(other.align_),
-          archetype_hint_(other.hint()) {
+          archetype_hint_(other.hint()), children_(std::move(other.children_)) {
         other.forget();
     }
 
@@ -142,6 +152,7 @@ public:
             size_ = other.size_;
             align_ = other.align_;
             archetype_hint_.store(other.hint(), std::memory_order_relaxed);
+            children_ = std::move(other.children_);
             other.forget();
         }
         return *this;
@@ -152,6 +163,7 @@ public:
 
     /// @brief Exchanges the contents of two prefabs; no default is touched.
     void swap(Prefab& other) noexcept {
+        children_.swap(other.children_);
         entries_.swap(other.entries_);
         types_.swap(other.types_);
         std::swap(mask_, other.mask_);
@@ -170,6 +182,20 @@ public:
     [[nodiscard]] bool has() const noexcept {
         return find(component_id<T>()) != nullptr;
     }
+
+    /**
+     * @brief Appends `child` (copied or moved in) as a child template: instantiate() builds this
+     *        prefab's entity, then one entity per child (each with its own children), each linked to
+     *        its parent through Parent / Children as set_parent() would link it, children in the
+     *        order they were appended. Returns this prefab, for chaining.
+     * Complexity: O(1) amortised (a child is stored by value; copying a prefab copies its tree).
+     */
+    Prefab& child(Prefab child) {
+        children_.push_back(std::move(child));
+        return *this;
+    }
+    /// @brief The child templates, in the order child() appended them.
+    [[nodiscard]] const std::vector<Prefab>& children() const noexcept { return children_; }
 
     /// @brief Number of component types in the prefab.
     [[nodiscard]] size_t component_count() const noexcept { return entries_.size(); }
@@ -274,6 +300,7 @@ public:
             if (id < ECS_MAX_COMPONENTS) next.mask_.set(id);
             else next.maskable_ = false;
         }
+        next.children_ = std::move(children_); // the swap gives them back
         swap(next); // `next` now holds the old defaults and destroys them
         archetype_hint_.store(NO_HINT, std::memory_order_relaxed);
         return true;
@@ -379,6 +406,7 @@ private:
     /// is safe. Atomic so that threads instantiating one const prefab into different worlds do not
     /// race.
     mutable std::atomic<uint32_t> archetype_hint_{NO_HINT};
+    std::vector<Prefab> children_; ///< child templates (child()), instantiated under this one
 };
 
 namespace detail {
@@ -391,13 +419,38 @@ struct PrefabAccess {
     }
 
     /// instantiate() at a new slot (`slot` is INVALID_ENTITY) or at the reserved handle `slot`
-    /// (World::DeferredProxy::instantiate; nothing is created when it is no longer reserved).
+    /// (World::DeferredProxy::instantiate; nothing is created when it is no longer reserved), then
+    /// the prefab's child templates under it.
     template <typename... Os>
     static Entity instantiate_at(World& world, Entity slot, const Prefab& prefab, Os&&... overrides) {
+        const Entity root = instantiate_node(world, slot, prefab, std::forward<Os>(overrides)...);
+        if (!prefab.children_.empty() && root != INVALID_ENTITY) build_children(world, root, prefab);
+        return root;
+    }
+
+    /// One entity per child template of `prefab`, created with Parent{parent} in place (no migration),
+    /// each followed by its own subtree; then `parent`'s Children lists them, after any it had.
+    static void build_children(World& world, Entity parent, const Prefab& prefab) {
+        std::vector<Entity> made;
+        made.reserve(prefab.children_.size());
+        for (const Prefab& child : prefab.children_) {
+            const Entity e = instantiate_node(world, INVALID_ENTITY, child, Parent{parent});
+            if (e == INVALID_ENTITY) continue;
+            made.push_back(e);
+            if (!child.children_.empty()) build_children(world, e, child);
+        }
+        if (made.empty() || !world.alive(parent)) return; // a hook may have destroyed it
+        if (Children* list = world.try_get<Children>(parent)) list->entities.insert(list->entities.end(), made.begin(), made.end());
+        else world.add(parent, Children{std::move(made)});
+    }
+
+    /// One entity from `prefab`'s own defaults and `overrides` (no children).
+    template <typename... Os>
+    static Entity instantiate_node(World& world, Entity slot, const Prefab& prefab, Os&&... overrides) {
         static_assert(distinct_v<Os...>, "instantiate: override types must be distinct");
         if constexpr ((std::is_lvalue_reference_v<Os> || ...)) {
             // Copy first: an argument may refer into a column this call is about to grow.
-            return instantiate_at(world, slot, prefab, bare_t<Os>(std::forward<Os>(overrides))...);
+            return instantiate_node(world, slot, prefab, bare_t<Os>(std::forward<Os>(overrides))...);
         } else {
             if (slot != INVALID_ENTITY && !WorldAccess::reserved(world, slot)) return INVALID_ENTITY;
             if (!ECS_CHECK(!WorldAccess::iterating(world),

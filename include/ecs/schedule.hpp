@@ -35,6 +35,27 @@
  * sync point and at the end of run(), in system insertion order. run() ends with
  * world.update_events().
  *
+ * The loop (ecs::Time, conditions, intervals, states, FixedStep):
+ * ```cpp
+ * s.add<Position, const Velocity>("move", fn).run_if([](const ecs::World& w) { return !w.resource<Paused>().on; });
+ * s.add("spawn", spawn_fn).interval(0.5);      // at most once per 0.5 s of ecs::Time
+ * s.on_enter(Game::Playing, "load", load_fn);  s.add("play", play_fn).run_if(ecs::in_state(Game::Playing));
+ * s.run(world, dt);  s.run(world, dt, pool);   // Time {delta, elapsed, frame} set first; identical results
+ * ecs::FixedStep step(1.0 / 60);  step.advance(world, physics, frame_dt);  step.alpha();
+ * ```
+ * - run_if / interval apply to the system added last (like sync()); several run_if on one system
+ *   must all hold. Conditions and intervals are evaluated on the calling thread just before the
+ *   system's wave starts, so they see the world as the earlier waves left it (commands are flushed
+ *   at sync points only). A skipped system prepares nothing, records no commands and counts in
+ *   stats().skipped.
+ * - interval(t): the system runs when ecs::Time::elapsed reaches its due time (first t, then every t
+ *   after the previous due time; when a frame jumps past several due times it runs once and the
+ *   next due time is t after that frame). Without a Time resource elapsed is 0, so it never runs.
+ * - A run starts by applying pending state transitions, for every State<S> the schedule knows (from
+ *   on_enter / on_exit / in_state), in the order it learnt them: on_exit systems of the old value,
+ *   then on_enter systems of the new one, each exclusive, in registration order, its commands
+ *   flushed right after it. run(world) without a delta does the same but does not touch Time.
+ *
  * Thread-safety while a wave runs (every non-exclusive system, with run(world) too, so that both
  * runs behave alike): the calling thread holds the world's iteration guard for the whole wave.
  *
@@ -54,7 +75,11 @@
  */
 #pragma once
 
+#include <chrono>
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -64,6 +89,7 @@
 #include "command_buffer.hpp"
 #include "each_par.hpp"
 #include "executor.hpp"
+#include "game_state.hpp"
 #include "parallel.hpp"
 #include "query.hpp"
 #include "world.hpp"
@@ -179,6 +205,15 @@ public:
         bool sync_after = false;          ///< buffers are flushed after this wave
     };
 
+    /// @brief What stats() reports for one system (on_enter / on_exit systems follow the others).
+    struct SystemStats {
+        std::string name;
+        uint64_t last_ns = 0; ///< duration of its latest run, nanoseconds
+        double avg_ns = 0.0;  ///< mean duration over `runs`
+        uint64_t runs = 0;    ///< times it ran
+        uint64_t skipped = 0; ///< times a condition or its interval skipped it
+    };
+
     Schedule() = default;
     Schedule(Schedule&&) noexcept = default;
     Schedule& operator=(Schedule&&) noexcept = default;
@@ -208,6 +243,53 @@ public:
         return *this;
     }
 
+    /**
+     * @brief Run condition for the system added last: it runs only when `condition(const World&)`
+     *        is true (several conditions: all of them). `ecs::in_state(v)` is one.
+     * @pre A system was added (asserted and refused).
+     */
+    template <typename Condition>
+    Schedule& run_if(Condition condition) {
+        static_assert(std::is_invocable_r_v<bool, Condition&, const World&>,
+                      "Schedule::run_if: the condition must be callable as bool(const ecs::World&)");
+        System* s = last_added();
+        if (!ECS_CHECK(s != nullptr, "Schedule::run_if: no system was added")) return *this;
+        learn_state(static_cast<Condition*>(nullptr));
+        s->conditions.emplace_back(std::move(condition));
+        return *this;
+    }
+
+    /**
+     * @brief Rate limit for the system added last: at most once per `seconds` of ecs::Time (see the
+     *        file comment for the due times).
+     * @pre A regular system was added last; `seconds` > 0 (asserted and refused).
+     */
+    Schedule& interval(double seconds) {
+        System* s = last_added();
+        if (!ECS_CHECK(s != nullptr && !last_is_transition_, "Schedule::interval: no system was added (on_enter / on_exit take none)"))
+            return *this;
+        if (!ECS_CHECK(seconds > 0.0, "Schedule::interval: the interval must be positive")) return *this;
+        s->interval = seconds;
+        s->next_due = seconds;
+        return *this;
+    }
+
+    /**
+     * @brief Adds an exclusive system, `fn(World&)` or `fn(World&, CommandBuffer&)`, run when the
+     *        world's State<S> enters `value` (at the start of a run, before any other system).
+     */
+    template <typename S, typename Func>
+    Schedule& on_enter(S value, std::string name, Func&& fn) {
+        add_transition<S>(true, std::move(value), std::move(name), std::forward<Func>(fn));
+        return *this;
+    }
+    /// @brief Like on_enter, run when the world's State<S> leaves `value` (before the on_enter ones).
+    template <typename S, typename Func>
+    Schedule& on_exit(S value, std::string name, Func&& fn) {
+        add_transition<S>(false, std::move(value), std::move(name), std::forward<Func>(fn));
+        return *this;
+    }
+
     /// @brief Runs every system on the calling thread (the same waves, one system at a time).
     /// @pre Not during iteration (asserted and refused).
     void run(World& world) {
@@ -222,31 +304,51 @@ public:
      */
     void run(World& world, Executor& executor) {
         if (!ECS_CHECK(!world.iterating(), "Schedule::run: called during iteration")) return;
-        ensure_plan();
-        for (System& s : systems_) s.access.system = s.name.c_str();
-        std::vector<CommandBuffer> buffers(systems_.size());
-        detail::QueryEngine& queries = detail::WorldAccess::queries(world);
-        size_t flushed = 0; // systems before this one have had their buffers flushed
-        for (const Step& step : steps_) {
-            if (step.exclusive) {
-                System& s = systems_[step.first];
-                detail::AccessScope none(nullptr);
-                s.body->prepare(world);
-                s.body->run(world, buffers[step.first]);
-            } else {
-                for (size_t k = 0; k < step.count; ++k) systems_[wave_members_[step.first + k]].body->prepare(world);
-                WaveRun wave{this, &world, buffers.data(), wave_members_.data() + step.first};
-                queries.begin_shared(detail::WorldAccess::graph(world));
-                if (step.count == 1) WaveRun::task(&wave, 0);
-                else executor.parallel_for(step.count, &WaveRun::task, &wave);
-                queries.end_shared();
-            }
-            if (step.sync_after) {
-                for (; flushed < step.last_system + 1; ++flushed) buffers[flushed].flush(world);
-            }
+        run_frame(world, executor);
+    }
+
+    /**
+     * @brief Advances the ecs::Time resource by `dt_seconds` (created when absent: delta = dt,
+     *        elapsed += dt, frame += 1), then runs like run(world).
+     * @pre Not during iteration; dt_seconds >= 0 and finite (asserted and refused).
+     */
+    void run(World& world, double dt_seconds) {
+        InlineExecutor executor;
+        run(world, dt_seconds, executor);
+    }
+    /// @brief run(world, dt) with the waves on `executor` (identical results).
+    void run(World& world, double dt_seconds, Executor& executor) {
+        if (!ECS_CHECK(!world.iterating(), "Schedule::run: called during iteration")) return;
+        if (!ECS_CHECK(dt_seconds >= 0.0 && std::isfinite(dt_seconds), "Schedule::run: the delta must be finite and >= 0"))
+            return;
+        Time* time = world.try_resource<Time>();
+        if (time == nullptr) {
+            world.set_resource(Time{});
+            time = world.try_resource<Time>();
         }
-        for (; flushed < systems_.size(); ++flushed) buffers[flushed].flush(world);
-        world.update_events();
+        time->delta = dt_seconds;
+        time->elapsed += dt_seconds;
+        ++time->frame;
+        run_frame(world, executor);
+    }
+
+    /// @brief Per system, in insertion order, then the on_enter / on_exit systems: name, last_ns,
+    ///        avg_ns, runs, skipped. Complexity: O(systems).
+    [[nodiscard]] std::vector<SystemStats> stats() const {
+        std::vector<SystemStats> out;
+        out.reserve(systems_.size() + transitions_.size());
+        auto one = [&](const System& s) {
+            SystemStats st;
+            st.name = s.name;
+            st.last_ns = s.last_ns;
+            st.runs = s.runs;
+            st.skipped = s.skipped;
+            st.avg_ns = s.runs == 0 ? 0.0 : static_cast<double>(s.total_ns) / static_cast<double>(s.runs);
+            out.push_back(std::move(st));
+        };
+        for (const System& s : systems_) one(s);
+        for (const Transition& t : transitions_) one(t.system);
+        return out;
     }
 
     /// @brief The waves run() goes through, in order (computed on demand).
@@ -293,6 +395,23 @@ private:
         ComponentMask excluded;      ///< per-entity: Without
         bool sync_after = false;
         std::unique_ptr<detail::SystemBody> body;
+        std::vector<std::function<bool(const World&)>> conditions; ///< run_if: all must hold
+        double interval = 0.0; ///< interval(): 0 when none
+        double next_due = 0.0; ///< interval(): the Time::elapsed at which it may run next
+        uint64_t last_ns = 0, total_ns = 0, runs = 0, skipped = 0; ///< stats()
+    };
+
+    /// An on_enter / on_exit system of one state value.
+    struct Transition {
+        ComponentTypeID state = INVALID_COMPONENT_ID; ///< component_id<State<S>>
+        bool enter = true;
+        std::function<bool(const void*)> matches; ///< takes a `const S*`
+        System system;
+    };
+    /// Applies a pending State<S> of the world (one per S the schedule knows).
+    struct StateDriver {
+        ComponentTypeID state = INVALID_COMPONENT_ID;
+        void (*apply)(Schedule&, World&) = nullptr;
     };
 
     /// A wave (or an exclusive system): `count` systems listed in wave_members_ from `first`, or
@@ -315,9 +434,141 @@ private:
             const size_t id = w.members[index];
             System& s = w.schedule->systems_[id];
             detail::AccessScope scope(&s.access);
+            const auto start = std::chrono::steady_clock::now();
             s.body->run(*w.world, w.buffers[id]);
+            record_time(s, start);
         }
     };
+
+    static void record_time(System& s, std::chrono::steady_clock::time_point start) noexcept {
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+        s.last_ns = static_cast<uint64_t>(ns < 0 ? 0 : ns);
+        s.total_ns += s.last_ns;
+        ++s.runs;
+    }
+
+    /// The system run_if / interval apply to: the one added last (a transition system included).
+    System* last_added() noexcept {
+        if (last_is_transition_) return transitions_.empty() ? nullptr : &transitions_.back().system;
+        return systems_.empty() ? nullptr : &systems_.back();
+    }
+
+    /// Conditions and interval of `s`, on the calling thread; counts a skip.
+    bool should_run(System& s, const World& world) {
+        for (auto& condition : s.conditions)
+            if (!condition(world)) {
+                ++s.skipped;
+                return false;
+            }
+        if (s.interval > 0.0) {
+            const Time* time = world.try_resource<Time>();
+            const double now = time != nullptr ? time->elapsed : 0.0;
+            // A tolerance, so that a due time reached by summing deltas (10 x 0.1 s) counts.
+            if (now + 1e-9 * (s.interval > 1.0 ? s.interval : 1.0) < s.next_due) {
+                ++s.skipped;
+                return false;
+            }
+            s.next_due += s.interval;
+            if (s.next_due <= now) s.next_due = now + s.interval; // behind: once, then t after now
+        }
+        return true;
+    }
+
+    /// One run, Time already set: state transitions, then the waves, then the flushes and events.
+    void run_frame(World& world, Executor& executor) {
+        for (const StateDriver& d : drivers_) d.apply(*this, world);
+        ensure_plan();
+        for (System& s : systems_) s.access.system = s.name.c_str();
+        std::vector<CommandBuffer> buffers(systems_.size());
+        detail::QueryEngine& queries = detail::WorldAccess::queries(world);
+        size_t flushed = 0; // systems before this one have had their buffers flushed
+        for (const Step& step : steps_) {
+            if (step.exclusive) {
+                System& s = systems_[step.first];
+                if (should_run(s, world)) {
+                    detail::AccessScope none(nullptr);
+                    const auto start = std::chrono::steady_clock::now();
+                    s.body->prepare(world);
+                    s.body->run(world, buffers[step.first]);
+                    record_time(s, start);
+                }
+            } else {
+                active_.clear();
+                for (size_t k = 0; k < step.count; ++k) {
+                    const size_t id = wave_members_[step.first + k];
+                    if (should_run(systems_[id], world)) active_.push_back(id);
+                }
+                for (const size_t id : active_) systems_[id].body->prepare(world);
+                if (!active_.empty()) {
+                    WaveRun wave{this, &world, buffers.data(), active_.data()};
+                    queries.begin_shared(detail::WorldAccess::graph(world));
+                    if (active_.size() == 1) WaveRun::task(&wave, 0);
+                    else executor.parallel_for(active_.size(), &WaveRun::task, &wave);
+                    queries.end_shared();
+                }
+            }
+            if (step.sync_after) {
+                for (; flushed < step.last_system + 1; ++flushed) buffers[flushed].flush(world);
+            }
+        }
+        for (; flushed < systems_.size(); ++flushed) buffers[flushed].flush(world);
+        world.update_events();
+    }
+
+    /// Registers the driver of State<S> once (on_enter, on_exit, run_if(in_state)).
+    template <typename Condition>
+    void learn_state(Condition*) {}
+    template <typename S>
+    void learn_state(InState<S>*) {
+        learn_state_type<S>();
+    }
+    template <typename S>
+    void learn_state_type() {
+        const ComponentTypeID id = component_id<State<S>>();
+        for (const StateDriver& d : drivers_)
+            if (d.state == id) return;
+        drivers_.push_back(StateDriver{id, &apply_state<S>});
+    }
+
+    /// A pending State<S>: on_exit systems of the old value, then on_enter of the new one.
+    template <typename S>
+    static void apply_state(Schedule& schedule, World& world) {
+        State<S>* state = world.try_resource<State<S>>();
+        if (state == nullptr || !state->pending()) return;
+        const S previous = state->apply();
+        const S current = state->current(); // copies: a system may replace or remove the resource
+        const ComponentTypeID id = component_id<State<S>>();
+        schedule.run_transitions(world, id, false, &previous);
+        schedule.run_transitions(world, id, true, &current);
+    }
+
+    void run_transitions(World& world, ComponentTypeID state, bool enter, const void* value) {
+        for (size_t i = 0; i < transitions_.size(); ++i) { // by index: nothing is added while running
+            Transition& t = transitions_[i];
+            if (t.state != state || t.enter != enter || !t.matches(value)) continue;
+            if (!should_run(t.system, world)) continue;
+            CommandBuffer commands;
+            detail::AccessScope none(nullptr);
+            const auto start = std::chrono::steady_clock::now();
+            t.system.body->run(world, commands);
+            record_time(t.system, start);
+            commands.flush(world);
+        }
+    }
+
+    template <typename S, typename Func>
+    void add_transition(bool enter, S value, std::string name, Func&& fn) {
+        using F = std::decay_t<Func>;
+        learn_state_type<S>();
+        Transition t;
+        t.state = component_id<State<S>>();
+        t.enter = enter;
+        t.matches = [value](const void* v) { return *static_cast<const S*>(v) == value; };
+        t.system.name = std::move(name);
+        t.system.body.reset(new detail::WorldBody<F>(std::forward<Func>(fn)));
+        transitions_.push_back(std::move(t));
+        last_is_transition_ = true;
+    }
 
     template <typename... Terms, typename... Filters, typename Func>
     void add_impl(std::string name, detail::TypeList<Filters...>, Func& fn) {
@@ -346,6 +597,7 @@ private:
             s.body.reset(new detail::WorldBody<F>(std::forward<Func>(fn)));
         }
         systems_.push_back(std::move(s));
+        last_is_transition_ = false;
         planned_ = false;
     }
 
@@ -411,7 +663,87 @@ private:
     std::vector<System> systems_;
     std::vector<Step> steps_;
     std::vector<size_t> wave_members_;
+    std::vector<size_t> active_;          ///< run(): the members of the current wave that run
+    std::vector<Transition> transitions_; ///< on_enter / on_exit systems, in registration order
+    std::vector<StateDriver> drivers_;    ///< the State<S> types the schedule applies, in the order learnt
+    bool last_is_transition_ = false;     ///< run_if applies to transitions_.back()
     bool planned_ = false;
+    friend class FixedStep;
+};
+
+/**
+ * @brief A fixed timestep: advance(world, schedule, frame_dt) adds frame_dt to an accumulator and
+ *        runs the schedule once per whole `step` it holds, at most max_steps times (default 8); time
+ *        beyond that is dropped, so a slow frame does not make the next ones slower (the spiral).
+ *
+ * During its runs the world's ecs::Time holds the fixed clock ({step, fixed elapsed, fixed frame}:
+ * intervals of the fixed schedule count fixed time); afterwards the frame's Time is put back (or
+ * removed if there was none). alpha() is the leftover fraction of a step, for interpolation.
+ */
+class FixedStep {
+public:
+    /// @pre step_seconds > 0 and finite, max_steps >= 1 (asserted: the step becomes 1/60, max 8).
+    explicit FixedStep(double step_seconds, size_t max_steps = 8) : step_(step_seconds), max_steps_(max_steps) {
+        if (!ECS_CHECK(step_seconds > 0.0 && std::isfinite(step_seconds), "FixedStep: the step must be positive"))
+            step_ = 1.0 / 60.0;
+        if (!ECS_CHECK(max_steps >= 1, "FixedStep: max_steps must be at least 1")) max_steps_ = 8;
+    }
+
+    /// @brief Runs `schedule` once per whole step accumulated (at most max_steps); returns how many.
+    /// @pre Not during iteration; frame_dt >= 0 and finite (asserted and refused: returns 0).
+    size_t advance(World& world, Schedule& schedule, double frame_dt) {
+        InlineExecutor executor;
+        return advance(world, schedule, frame_dt, executor);
+    }
+    /// @brief advance() with the waves on `executor` (identical results).
+    size_t advance(World& world, Schedule& schedule, double frame_dt, Executor& executor) {
+        if (!ECS_CHECK(!world.iterating(), "FixedStep::advance: called during iteration")) return 0;
+        if (!ECS_CHECK(frame_dt >= 0.0 && std::isfinite(frame_dt), "FixedStep::advance: the delta must be finite and >= 0"))
+            return 0;
+        accumulator_ += frame_dt;
+        size_t n = 0;
+        // A tolerance, so that 60 frames of 1/60 s make 60 steps despite rounding.
+        const double eps = step_ * 1e-9;
+        while (accumulator_ + eps >= step_ && n < max_steps_) {
+            accumulator_ -= step_;
+            if (accumulator_ < 0.0) accumulator_ = 0.0;
+            ++n;
+        }
+        if (accumulator_ + eps >= step_) accumulator_ = std::fmod(accumulator_, step_); // dropped: max_steps reached
+        if (n == 0) return 0;
+        const Time* frame_time = world.try_resource<Time>();
+        const bool had_time = frame_time != nullptr;
+        const Time saved = had_time ? *frame_time : Time{};
+        for (size_t i = 0; i < n; ++i) {
+            elapsed_ += step_;
+            ++frames_;
+            world.set_resource(Time{step_, elapsed_, frames_});
+            schedule.run_frame(world, executor);
+        }
+        if (had_time) world.set_resource(saved);
+        else world.remove_resource<Time>();
+        return n;
+    }
+
+    /// @brief The leftover fraction of a step, in [0, 1): state = previous + alpha * (current - previous).
+    [[nodiscard]] double alpha() const noexcept { return accumulator_ / step_; }
+    /// @brief The fixed delta, seconds.
+    [[nodiscard]] double step() const noexcept { return step_; }
+    /// @brief Most runs per advance().
+    [[nodiscard]] size_t max_steps() const noexcept { return max_steps_; }
+    /// @brief Sets the most runs per advance(). @pre n >= 1 (asserted and refused).
+    void set_max_steps(size_t n) {
+        if (ECS_CHECK(n >= 1, "FixedStep::set_max_steps: must be at least 1")) max_steps_ = n;
+    }
+    /// @brief Fixed time run so far (steps x step).
+    [[nodiscard]] double elapsed() const noexcept { return elapsed_; }
+
+private:
+    double step_;
+    size_t max_steps_;
+    double accumulator_ = 0.0;
+    double elapsed_ = 0.0;
+    uint64_t frames_ = 0;
 };
 
 } // namespace ecs

@@ -17,6 +17,7 @@
  * | events           | events.hpp                 | event channels, readers                             |
  * | names            | names.hpp                  | entity names: name -> entity, entity -> name        |
  * | relations        | relation.hpp               | relationship pairs, both directions                 |
+ * | entity events    | entity_events.hpp          | observers of events aimed at one entity, Propagation |
  * | sparse storage   | sparse.hpp                 | sparse sets for Storage::sparse types               |
  * | commands         | detail/command_queue.hpp   | the deferred queue's pages                          |
  *
@@ -38,6 +39,7 @@
  * | world/deferred.hpp     | DeferredProxy and the commands it and CommandBuffer record           |
  * | world/clone.hpp        | World::clone                                                         |
  * | world/invariants.hpp   | World::check_invariants                                              |
+ * | world/entity_events.hpp| observe / emit: entity events that climb the hierarchy by Parent     |
  * | detail/world_access.hpp| the library's internal door into a World (serialization, prefabs)    |
  *
  * Data flows one way: entity -> record -> archetype -> column.
@@ -63,3 +65,4 @@
 #include "world/deferred.hpp"
 #include "world/clone.hpp"
 #include "world/invariants.hpp"
+#include "world/entity_events.hpp"

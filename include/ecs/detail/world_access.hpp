@@ -101,6 +101,7 @@ struct WorldAccess {
         w.entities_.reset();
         w.names_.clear();
         w.relations_.reset();
+        w.entity_events_.clear();
     }
     /// The relationships of `w` (relation.hpp).
     static Relations& relations(World& w) noexcept { return w.relations_; }

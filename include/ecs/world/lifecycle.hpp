@@ -3,7 +3,7 @@
  * @brief World::create, create_with, destroy: a slot and its row come into being or go away.
  *
  * The entity index hands out and frees slots; the archetype appends or swap-removes the row. A
- * world with observers, pairs, sparse components or names takes destroy_observed, which runs the
+ * world with observers, pairs, sparse components, names or entity-event observers takes destroy_observed, which runs the
  * leave observers and on_remove hooks before the row goes (relations.hpp handles pairs).
  */
 #pragma once
@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../detail/required.hpp"
 #include "structural.hpp"
 #include "world_class.hpp"
 
@@ -36,7 +37,7 @@ inline Entity World::create() {
 inline void World::destroy(Entity e) {
     if (!alive(e)) return;
     if (!ECS_CHECK(!iterating(), "World::destroy: structural change during iteration (use deferred())")) return;
-    if (ECS_UNLIKELY(observers_.any() || relations_.any() || graph_.sparse() != nullptr || names_.any()))
+    if (ECS_UNLIKELY(observers_.any() || relations_.any() || graph_.sparse() != nullptr || names_.any() || entity_events_.any()))
         return destroy_observed(e); // hooks, pairs, sparse components or names to deal with
     const EntityRecord rec = entities_[e.index]; // the plain path, nothing else to call
     const Entity moved = arch_of(rec).erase_row(rec.row);
@@ -68,6 +69,7 @@ void World::destroy_entity(Entity e) {
             if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
             if (ECS_UNLIKELY(graph_.sparse() != nullptr)) graph_.sparse()->erase_entity(e.index);
             if (ECS_UNLIKELY(names_.any())) names_.erase(e.index);
+            if (ECS_UNLIKELY(entity_events_.any())) entity_events_.drop(e); // its observers go with it
             entities_.release(e);
         },
         [] {});
@@ -135,9 +137,18 @@ ECS_FORCEINLINE Entity World::place_new(Archetype& arch, Entity slot, Vs&&... va
             if constexpr (Reserved) e = spawn_reserved(slot, arch, row);
             else e = spawn(arch, row);
             (construct_mixed<detail::bare_t<Ts>>(arch, row, e, std::forward<Vs>(values)), ...);
+            if (ECS_UNLIKELY(arch.columns.size() != sizeof...(Ts))) { // the pack's requirements came along (or it names sparse types)
+                const ComponentTypeID ids[sizeof...(Ts) + 1] = {component_id<Ts>()..., INVALID_COMPONENT_ID};
+                detail::construct_required(*graph_.empty_archetype(), arch, row, ids, sizeof...(Ts));
+            }
         },
         [&] {
             if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
+            if (ECS_UNLIKELY(arch.columns.size() != sizeof...(Ts)) && observers_.any_add()) {
+                const ComponentTypeID ids[sizeof...(Ts) + 1] = {component_id<Ts>()..., INVALID_COMPONENT_ID};
+                detail::for_each_required(*graph_.empty_archetype(), arch, ids, sizeof...(Ts),
+                                          [&](ComponentTypeID r) { observers_.fire_on_add(*this, lookup(), e, r); });
+            }
         });
     return e;
 }

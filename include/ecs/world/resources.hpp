@@ -33,6 +33,11 @@ T& World::resource() {
 }
 
 template <typename T>
+const T& World::resource() const {
+    return const_cast<World*>(this)->resource<const T>();
+}
+
+template <typename T>
 T* World::try_resource() noexcept {
     if (!detail::access_ok<T>()) return nullptr;
     return static_cast<T*>(resources_.find(component_id<T>()));

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../detail/required.hpp"
 #include "../detail/world_access.hpp"
 #include "../runtime_types.hpp"
 #include "../sparse.hpp"

@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "../detail/required.hpp"
 #include "../detail/world_access.hpp"
 #include "world_class.hpp"
 
@@ -163,10 +164,13 @@ ECS_NOINLINE inline World::AddSlot World::add_slot(Entity e, ComponentTypeID id,
             const uint32_t row = migrate(entities_[e.index], e, src, *dst); // re-read: records may have grown
             slot.at = dst->column(id).at(row);
             construct(slot.at, value);
+            if (ECS_UNLIKELY(dst->columns.size() != src.columns.size() + 1)) detail::construct_required(src, *dst, row, &id, 1);
         },
         [&] {
             if (observers_.any_add()) observers_.fire_on_add(*this, lookup(), e, id);
             if (observers_.any_set()) observers_.fire_on_set(*this, lookup(), e, id);
+            if (ECS_UNLIKELY(dst->columns.size() != src.columns.size() + 1) && observers_.any_add())
+                detail::for_each_required(src, *dst, &id, 1, [&](ComponentTypeID r) { observers_.fire_on_add(*this, lookup(), e, r); });
         });
     return slot;
 }
@@ -284,7 +288,18 @@ struct StructuralOps {
                 if (ECS_UNLIKELY(dst->full())) fresh = place_taken<Ts...>(w, e, *src, *dst, std::move(values)...);
                 else fresh = place_many(w, e, *src, *dst, values...);
             },
-            [&] { added_hooks<Ts...>(w, e, fresh); });
+            [&] {
+                added_hooks<Ts...>(w, e, fresh);
+                required_hooks<Ts...>(w, e, *src, *dst);
+            });
+    }
+
+    /// on_add for the required components an add brought along (after the added ones' hooks).
+    template <typename... Ts>
+    static void required_hooks(World& w, Entity e, const Archetype& src, const Archetype& dst) {
+        if (!w.observers_.any_add() || dst.columns.size() <= src.columns.size() + sizeof...(Ts)) return;
+        const ComponentTypeID ids[] = {component_id<Ts>()...};
+        for_each_required(src, dst, ids, sizeof...(Ts), [&](ComponentTypeID r) { w.observers_.fire_on_add(w, w.lookup(), e, r); });
     }
 
     /// The table part of add(e, values...) for a pack naming sparse types: the table values, in
@@ -339,7 +354,8 @@ struct StructuralOps {
         static_assert(N < 32, "World::add(e, values...): at most 31 values in one call");
         const ComponentTypeID ids[N] = {component_id<Ts>()...};
         // Usually every type is new: `dst` then has exactly N columns more (one compare, no lookups).
-        const bool all_fresh = dst.columns.size() == src.columns.size() + N;
+        // (A pack with requirements takes the general branch: extra columns could fake the count.)
+        const bool all_fresh = dst.columns.size() == src.columns.size() + N && !(has_requires_v<Ts> || ...);
         const uint32_t src_row = w.entities_[e.index].row;
         const uint32_t dst_row = dst.push_entity(e);
         uint32_t fresh = (1u << N) - 1; // bit i: the i-th value's type is new
@@ -350,6 +366,7 @@ struct StructuralOps {
             for (size_t i = 0; i < N; ++i) fresh |= src.has(ids[i]) ? 0u : 1u << i;
             size_t k = 0;
             (put<Ts>(src, src_row, dst, dst_row, (fresh >> k++) & 1u, values), ...);
+            construct_required(src, dst, dst_row, ids, N); // what the added types require (if anything)
         }
         const Entity filled = src.move_row_into(src_row, dst, dst_row);
         if (filled != INVALID_ENTITY) w.entities_[filled.index].row = src_row;
@@ -526,6 +543,7 @@ struct StructuralOps {
             [&] {
                 if (w.observers_.any_add()) w.observers_.fire_on_add(w, w.lookup(), e, id);
                 if (w.observers_.any_set()) w.observers_.fire_on_set(w, w.lookup(), e, id);
+                required_hooks<T>(w, e, *src, *dst);
             });
         if (outcome == REPLACE) return replace<T>(w, e, id, std::forward<Args>(args)...);
         if (outcome == GONE) return fallback_object<T>();
@@ -544,6 +562,7 @@ struct StructuralOps {
             (void)id;
             (void)T(std::forward<Args>(args)...); // a tag stores nothing; its constructor still runs
         }
+        if (ECS_UNLIKELY(dst.columns.size() != src.columns.size() + 1)) construct_required(src, dst, dst_row, &id, 1);
         const Entity filled = src.move_row_into(src_row, dst, dst_row);
         if (filled != INVALID_ENTITY) w.entities_[filled.index].row = src_row;
         EntityRecord& rec = w.entities_[e.index];
@@ -651,7 +670,7 @@ struct StructuralOps {
     static size_t destroy_all(World& w, const QueryCache& q) {
         // Relationships: destroying a target may unrelate or destroy sources, so each entity goes
         // through World::destroy, like with hooks.
-        bool hooks = w.observers_.any_query() || w.relations_.any() || sparse_involved(w, q); // per entity
+        bool hooks = w.observers_.any_query() || w.relations_.any() || w.entity_events_.any() || sparse_involved(w, q); // per entity
         if (!hooks && w.observers_.any_remove())
             for (const Archetype* a : q.archetypes) hooks = hooks || (a->size() != 0 && w.observers_.any_remove_in(a->mask));
         if (ECS_UNLIKELY(hooks)) {
@@ -723,6 +742,8 @@ struct StructuralOps {
             if (dst == nullptr) return n;
             const size_t base = dst->size();
             move_all(w, src, *dst);
+            if (ECS_UNLIKELY(dst->columns.size() != src.columns.size() + 1))
+                for (size_t r = 0; r < rows; ++r) construct_required(src, *dst, static_cast<uint32_t>(base + r), &id, 1);
             if constexpr (std::is_trivially_copyable_v<T> && !is_tag_v<T>) {
                 T* column = reinterpret_cast<T*>(dst->column(id).data) + base;
                 const T local = value; // a copy the stores below cannot alias: kept in registers

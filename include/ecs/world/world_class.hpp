@@ -44,6 +44,7 @@
 #include "../detail/message.hpp"
 #include "../detail/std_function.hpp"
 #include "../entity.hpp"
+#include "../entity_events.hpp"
 #include "../entity_index.hpp"
 #include "../events.hpp"
 #include "../names.hpp"
@@ -470,6 +471,7 @@ public:
     [[nodiscard]] T* try_resource() noexcept;
     template <typename T>
     [[nodiscard]] const T* try_resource() const noexcept;
+    template <typename T> [[nodiscard]] const T& resource() const; ///< read-only, for run conditions
     /// @brief True when a resource of type `T` exists.
     template <typename T>
     [[nodiscard]] bool has_resource() const noexcept;
@@ -494,7 +496,10 @@ public:
     void update_events();
     friend struct detail::EventAccess;
 
-    // -- Observers (observers.hpp) ----------------------------------------------------------------
+    // -- Observers (observers.hpp; entity events: entity_events.hpp, rules in world/entity_events.hpp)
+    template <typename E, typename F> ObserverId observe(Entity target, F&& fn); ///< fn(World&, Entity, E&, Propagation&) on `target`
+    template <typename E, typename F> ObserverId observe(F&& fn); ///< the same for every entity
+    template <typename E> void emit(Entity target, E&& event); ///< target's observers, then its ancestors' @pre not iterating
 
     /**
      * @brief Registers `fn` to run after a `T` is placed on an entity (create_with, add migration,
@@ -532,7 +537,7 @@ public:
 
     /// @brief Unregisters an observer; allowed inside any hook (the hook does not run again, the
     ///        others keep their order). @return false when `id` is unknown or already disconnected.
-    bool disconnect(ObserverId id) { return observers_.disconnect(id); }
+    bool disconnect(ObserverId id) { return observers_.disconnect(id) || entity_events_.disconnect(id); }
 
     /**
      * @brief Starts change detection for `T` in this world; idempotent. Entities that have
@@ -699,7 +704,8 @@ private:
     detail::CommandQueue deferred_;
     detail::EventRegistry events_; ///< room: events.hpp; a null pointer until the first send
     detail::NameIndex names_;      ///< room: names.hpp
-    detail::Relations relations_;  ///< room: relation.hpp 
+    detail::Relations relations_;  ///< room: relation.hpp
+    detail::EntityEvents entity_events_; ///< room: entity_events.hpp
 };
 
 } // namespace ecs

@@ -1,0 +1,226 @@
+/**
+ * @file ecs/entity_events.hpp
+ * @brief Entity events: observers of an event type on one entity (or on any entity), and the
+ *        Propagation handle an observer uses to stop an event travelling up the hierarchy.
+ *
+ * This room holds the observer table of one world: per entity slot, the observers registered on
+ * that entity (with its generation, so a reused slot never sees them), and per event type the
+ * observers of any entity. World::emit (world/entity_events.hpp) walks the target and its ancestors
+ * and asks this room to dispatch at each level.
+ *
+ * Observers live on the heap, one list per entity slot and per event type, so an observer may
+ * register others, disconnect itself or others, or destroy entities while it runs: a removed
+ * observer is marked dead and freed once no dispatch runs; observers added during an emit do not
+ * run in it.
+ *
+ * Thread-safety: registration and dispatch need exclusive access to the world.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "component.hpp"
+#include "config.hpp"
+#include "entity.hpp"
+#include "observers.hpp"
+
+namespace ecs {
+
+class World;
+
+/**
+ * @brief Passed to every entity-event observer: `stop()` ends the event's travel up the hierarchy
+ *        once the observers of the current entity have run.
+ */
+class Propagation {
+public:
+    explicit Propagation(Entity origin) noexcept : origin_(origin) {}
+    /// @brief No ancestor further up sees the event (the current entity's other observers still do).
+    void stop() noexcept { stopped_ = true; }
+    /// @brief True once stop() was called.
+    [[nodiscard]] bool stopped() const noexcept { return stopped_; }
+    /// @brief The entity the event was emitted to (observers receive the current one as `target`).
+    [[nodiscard]] Entity origin() const noexcept { return origin_; }
+    /// @brief Levels above the origin: 0 at the origin, 1 at its parent, ...
+    [[nodiscard]] uint32_t depth() const noexcept { return depth_; }
+    /// @brief Used by World::emit when the event moves up one level.
+    void climb() noexcept { ++depth_; }
+
+private:
+    Entity origin_;
+    uint32_t depth_ = 0;
+    bool stopped_ = false;
+};
+
+namespace detail {
+
+/// Type-erased entity-event observer: the world, the current entity, the event's address.
+using EntityObserverFn = std::function<void(World&, Entity, void*, Propagation&)>;
+
+/// The entity-event observers of one world (see the file comment).
+class EntityEvents {
+public:
+    EntityEvents() : serial_(next_observers_serial.fetch_add(1, std::memory_order_relaxed)) {}
+    EntityEvents(EntityEvents&& other) noexcept
+        : by_slot_(std::move(other.by_slot_)), global_(std::move(other.global_)), live_(other.live_), last_id_(other.last_id_),
+          dispatching_(other.dispatching_), garbage_(other.garbage_), serial_(other.serial_) {
+        other.live_ = 0;
+    }
+    EntityEvents& operator=(EntityEvents&& other) noexcept {
+        if (this != &other) {
+            free_all();
+            by_slot_ = std::move(other.by_slot_);
+            global_ = std::move(other.global_);
+            live_ = other.live_;
+            last_id_ = other.last_id_;
+            dispatching_ = other.dispatching_;
+            garbage_ = other.garbage_;
+            serial_ = other.serial_;
+            other.live_ = 0;
+        }
+        return *this;
+    }
+    EntityEvents(const EntityEvents&) = delete;
+    EntityEvents& operator=(const EntityEvents&) = delete;
+    ~EntityEvents() { free_all(); }
+
+    /// True when any observer is registered (the one branch destroy takes when there is none).
+    [[nodiscard]] bool any() const noexcept { return live_ != 0; }
+
+    /// Registers `fn` for events of type `type` (detail::event_type_id) on `e`, or on any entity when `e` is INVALID_ENTITY.
+    ObserverId add(Entity e, ComponentTypeID type, EntityObserverFn&& fn) {
+        Entry* entry = new Entry;
+        entry->id = ++last_id_;
+        entry->generation = e.generation;
+        entry->type = type;
+        entry->fn = std::move(fn);
+        Entry*& head = e == INVALID_ENTITY ? grow(global_, type) : grow(by_slot_, e.index);
+        Entry** at = &head; // appended: observers run in registration order
+        while (*at != nullptr) at = &(*at)->next;
+        *at = entry;
+        ++live_;
+        return ObserverId{last_id_, serial_};
+    }
+
+    /**
+     * Runs the observers of `type` registered on `e`, then those of any entity, each with `e` as
+     * the current entity. Observers registered after `newest` (during this emit) do not run.
+     */
+    ECS_FORCEINLINE void dispatch(World& world, Entity e, ComponentTypeID type, void* event, Propagation& p, uint32_t newest) {
+        if (e.index < by_slot_.size() && by_slot_[e.index] != nullptr) run(world, by_slot_[e.index], e, true, type, event, p, newest);
+        if (type < global_.size() && global_[type] != nullptr) run(world, global_[type], e, false, type, event, p, newest);
+    }
+    /// The id of the newest observer (emit passes it to dispatch).
+    [[nodiscard]] uint32_t newest() const noexcept { return last_id_; }
+
+    /// Drops every observer registered on `e` (destroyed).
+    void drop(Entity e) {
+        if (e.index >= by_slot_.size()) return;
+        for (Entry* entry = by_slot_[e.index]; entry != nullptr; entry = entry->next)
+            if (!entry->dead && entry->generation == e.generation) kill(*entry);
+        if (dispatching_ == 0) sweep(by_slot_[e.index]);
+    }
+
+    /// Unregisters the observer `id`; false when unknown, already gone or from another world.
+    bool disconnect(ObserverId id) {
+        if (id.world != serial_ || id.value == 0) return false;
+        for (auto* lists : {&by_slot_, &global_})
+            for (Entry*& head : *lists)
+                for (Entry* entry = head; entry != nullptr; entry = entry->next)
+                    if (entry->id == id.value && !entry->dead) {
+                        kill(*entry);
+                        if (dispatching_ == 0) sweep(head);
+                        return true;
+                    }
+        return false;
+    }
+
+    /// Drops every observer (the world lost every entity).
+    void clear() {
+        for (auto* lists : {&by_slot_, &global_})
+            for (Entry* head : *lists)
+                for (Entry* entry = head; entry != nullptr; entry = entry->next)
+                    if (!entry->dead) kill(*entry);
+        if (dispatching_ == 0) sweep_all();
+    }
+
+private:
+    struct Entry {
+        uint32_t id = 0;
+        uint32_t generation = 0;
+        ComponentTypeID type = INVALID_COMPONENT_ID;
+        bool dead = false;
+        Entry* next = nullptr;
+        EntityObserverFn fn;
+    };
+
+    static Entry*& grow(std::vector<Entry*>& heads, size_t at) {
+        if (at >= heads.size()) heads.resize(at + 1, nullptr);
+        return heads[at];
+    }
+
+    void kill(Entry& entry) noexcept {
+        entry.dead = true;
+        --live_;
+        garbage_ = true;
+    }
+
+    /// Unlinks and frees the dead entries of one list (never while a dispatch runs: it may hold one).
+    static void sweep(Entry*& head) {
+        Entry** at = &head;
+        while (*at != nullptr) {
+            Entry* entry = *at;
+            if (entry->dead) {
+                *at = entry->next;
+                delete entry;
+            } else {
+                at = &entry->next;
+            }
+        }
+    }
+
+    void sweep_all() {
+        garbage_ = false;
+        for (auto* lists : {&by_slot_, &global_})
+            for (Entry*& head : *lists) sweep(head);
+    }
+
+    void free_all() noexcept {
+        for (auto* lists : {&by_slot_, &global_})
+            for (Entry* head : *lists)
+                while (head != nullptr) {
+                    Entry* next = head->next;
+                    delete head;
+                    head = next;
+                }
+        by_slot_.clear();
+        global_.clear();
+    }
+
+    /// Calls the live entries from `head` of `type`, not newer than `newest`, and (`own`) of `e`'s
+    /// generation, with `e` as the current entity. Entries stay put (heap nodes, freed only when no
+    /// dispatch runs), so an observer may register, disconnect or destroy while this walks.
+    void run(World& world, Entry* head, Entity e, bool own, ComponentTypeID type, void* event, Propagation& p, uint32_t newest) {
+        ++dispatching_;
+        for (Entry* entry = head; entry != nullptr; entry = entry->next) {
+            if (entry->dead || entry->type != type || entry->id > newest || (own && entry->generation != e.generation)) continue;
+            entry->fn(world, e, event, p);
+        }
+        if (--dispatching_ == 0 && garbage_) sweep_all();
+    }
+
+    std::vector<Entry*> by_slot_; ///< entity slot -> its observers (a list in registration order)
+    std::vector<Entry*> global_;  ///< event type -> observers of any entity
+    size_t live_ = 0;
+    uint32_t last_id_ = 0;
+    uint32_t dispatching_ = 0;
+    bool garbage_ = false;
+    uint32_t serial_ = 0;
+};
+
+} // namespace detail
+} // namespace ecs
