@@ -37,6 +37,7 @@
  * | world/raw.hpp          | untyped access by component id or name                               |
  * | world/deferred.hpp     | DeferredProxy and the commands it and CommandBuffer record           |
  * | world/clone.hpp        | World::clone                                                         |
+ * | world/copy.hpp         | World::copy_from (a world made equal to another in place), change_tick |
  * | world/invariants.hpp   | World::check_invariants                                              |
  * | detail/world_access.hpp| the library's internal door into a World (serialization, prefabs)    |
  *
@@ -62,4 +63,5 @@
 #include "world/raw.hpp"
 #include "world/deferred.hpp"
 #include "world/clone.hpp"
+#include "world/copy.hpp"
 #include "world/invariants.hpp"
