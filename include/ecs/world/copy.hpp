@@ -94,9 +94,10 @@ inline void World::copy_from(const World& src) {
     }
     if (src.graph_.may_have_disabled()) graph_.note_disabled();
 
-    entities_.copy_from(src.entities_);
-    for (EntityRecord& r : entities_.records()) // point into this world's twin archetypes
-        if (r.archetype != nullptr) r.archetype = same_ids ? here[r.archetype->id] : twins[r.archetype->id];
+    if (same_ids) // each record points into this world's twin of its archetype
+        entities_.copy_from(src.entities_, [&](const Archetype* a) { return here[a->id]; });
+    else
+        entities_.copy_from(src.entities_, [&](const Archetype* a) { return twins[a->id]; });
     names_.copy_from(src.names_);
     relations_.reset();
     relations_.copy_from(src.relations_);
