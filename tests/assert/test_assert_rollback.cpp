@@ -14,6 +14,12 @@ struct RbUnique {
 struct RbPos {
     float x = 0;
 };
+// Component ids are process-wide: register the types up front, before the limits test uses them up.
+const bool registered = [] {
+    (void)ecs::ensure_column_factory<RbUnique>();
+    (void)ecs::ensure_column_factory<RbPos>();
+    return true;
+}();
 } // namespace
 
 TEST_CASE("assert: copy_from refuses a type that cannot be copied, leaving the world unchanged", "[assert][rollback]") {
