@@ -210,6 +210,19 @@ struct TickColumn {
         }
         for (size_t g = 0; g < group_changed.size(); ++g) summarize_group(g);
     }
+    /// Becomes a copy of `other` (World::copy_from); no allocation when the arrays fit.
+    void copy_from(const TickColumn& other) {
+        added.assign(other.added.data(), other.added.size());
+        changed.assign(other.changed.data(), other.changed.size());
+        block_added.assign(other.block_added.data(), other.block_added.size());
+        block_changed.assign(other.block_changed.data(), other.block_changed.size());
+        block_floor.assign(other.block_floor.data(), other.block_floor.size());
+        group_changed.assign(other.group_changed.data(), other.group_changed.size());
+        group_below.assign(other.group_below.data(), other.group_below.size());
+        group_rows.assign(other.group_rows.data(), other.group_rows.size());
+        max_added = other.max_added;
+        max_changed = other.max_changed;
+    }
     void clear() noexcept {
         added.clear();
         changed.clear();

@@ -17,6 +17,7 @@
 #include "command_buffer.hpp"
 #include "prefab.hpp"
 #include "serialization.hpp"
+#include "rollback.hpp"
 #include "system.hpp"
 #include "reflect.hpp"
 #include "inspect.hpp"

@@ -191,6 +191,35 @@ public:
             free_head_ = slot;
         }
     }
+    /// Becomes a copy of `other`: the same records, generations and free list (World::copy_from),
+    /// each live record's archetype replaced by `twin(archetype)` (this world's copy of it), in the
+    /// same pass. Slots `other` reserves for deferred creations are freed here (generation bumped,
+    /// reused last): the queue that would create them is not copied. No allocation when the records
+    /// fit and `other` reserves nothing.
+    template <typename Twin>
+    void copy_from(const EntityIndex& other, Twin&& twin) {
+        const size_t n = other.records_.size();
+        records_.resize(n);
+        const EntityRecord* from = other.records_.data();
+        EntityRecord* to = records_.data();
+        for (size_t i = 0; i < n; ++i) {
+            EntityRecord r = from[i];
+            if (r.archetype != nullptr) r.archetype = twin(r.archetype);
+            to[i] = r;
+        }
+        free_head_ = other.free_head_;
+        alive_count_ = other.alive_count_;
+        reserved_count_ = 0;
+        if (other.reserved_count_ == 0) return;
+        std::vector<uint32_t> slots = other.reserved_slots();
+        for (uint32_t slot : slots) {
+            records_[slot].row = 0;
+            records_[slot].generation = next_generation(records_[slot].generation);
+        }
+        const std::vector<uint32_t> freed = other.free_list();
+        slots.insert(slots.end(), freed.begin(), freed.end());
+        set_free_list(slots);
+    }
     /// Forgets every slot: the state of a new world (slot 0 only, empty free list, no reservation).
     void reset() noexcept {
         records_.resize(1);

@@ -41,6 +41,45 @@ public:
                 static_cast<R*>(p)->~R();
                 ::operator delete(p, std::align_val_t(alignof(R)));
             };
+            if constexpr (std::is_copy_constructible_v<R>)
+                slot.clone = [](const void* from) -> void* {
+                    void* copy = ::operator new(sizeof(R), std::align_val_t(alignof(R)));
+                    struct Free { // a throwing copy constructor leaves no storage behind
+                        void* p;
+                        ~Free() { if (p) ::operator delete(p, std::align_val_t(alignof(R))); }
+                    } guard{copy};
+                    ::new (copy) R(*static_cast<const R*>(from));
+                    guard.p = nullptr;
+                    return copy;
+                };
+            if constexpr (std::is_copy_assignable_v<R>)
+                slot.assign = [](void* to, const void* from) { *static_cast<R*>(to) = *static_cast<const R*>(from); };
+        }
+    }
+    /**
+     * @brief Makes the copyable resources equal to `other`'s (World::copy_from): each copyable
+     *        resource of `other` is copy-assigned over this one's (no allocation) or copied into a new
+     *        object; a copyable resource `other` lacks is destroyed. Resources that cannot be copied
+     *        (here or in `other`) are left as they are.
+     */
+    void copy_from(const Resources& other) {
+        const size_t n = other.table_.size() > table_.size() ? other.table_.size() : table_.size();
+        for (size_t id = 0; id < n; ++id) {
+            const ResourceRecord* from = id < other.table_.size() ? &other.table_[id] : nullptr;
+            if (from == nullptr || from->object == nullptr) {
+                if (id < table_.size() && table_[id].object != nullptr && table_[id].clone != nullptr) table_.reset(id);
+                continue;
+            }
+            if (from->clone == nullptr) continue; // not copyable: this world's own value (if any) stays
+            ResourceRecord& slot = slot_of(static_cast<ComponentTypeID>(id));
+            if (slot.object != nullptr && slot.assign != nullptr) {
+                slot.assign(slot.object, from->object);
+                continue;
+            }
+            void* copy = from->clone(from->object);
+            table_.reset(id);
+            slot = *from;
+            slot.object = copy;
         }
     }
     /// The resource with component id `id`, or nullptr.

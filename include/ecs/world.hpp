@@ -38,6 +38,7 @@
  * | world/raw.hpp          | untyped access by component id or name                               |
  * | world/deferred.hpp     | DeferredProxy and the commands it and CommandBuffer record           |
  * | world/clone.hpp        | World::clone                                                         |
+ * | world/copy.hpp         | World::copy_from (a world made equal to another in place), change_tick |
  * | world/invariants.hpp   | World::check_invariants                                              |
  * | world/entity_events.hpp| observe / emit: entity events that climb the hierarchy by Parent     |
  * | detail/world_access.hpp| the library's internal door into a World (serialization, prefabs)    |
@@ -64,5 +65,6 @@
 #include "world/raw.hpp"
 #include "world/deferred.hpp"
 #include "world/clone.hpp"
+#include "world/copy.hpp"
 #include "world/invariants.hpp"
 #include "world/entity_events.hpp"

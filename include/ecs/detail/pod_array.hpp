@@ -259,6 +259,8 @@ Box<T> make_box(Args&&... args) {
 struct ResourceRecord {
     void* object = nullptr;
     void (*destroy)(void*) noexcept = nullptr;
+    void* (*clone)(const void*) = nullptr;          ///< a heap copy; null when not copy-constructible
+    void (*assign)(void*, const void*) = nullptr;   ///< copy-assignment; null when not copy-assignable
 };
 
 /// Owning table of resources indexed by component id; moving it hands the resources over.
@@ -276,6 +278,7 @@ public:
     ~ResourceTable() { release(); }
     [[nodiscard]] size_t size() const noexcept { return items_.size(); }
     [[nodiscard]] ResourceRecord& operator[](size_t i) noexcept { return items_[i]; }
+    [[nodiscard]] const ResourceRecord& operator[](size_t i) const noexcept { return items_[i]; }
     void resize(size_t n) { items_.resize(n, ResourceRecord{}); }
     /// Destroys the resource in slot `i`, if any; the slot is empty before the destructor runs.
     void reset(size_t i) noexcept {

@@ -24,31 +24,34 @@ namespace ecs::detail {
 
 /// The routine behind World::clone (see the file comment).
 struct WorldCloner {
-    static World clone(const World& src) {
-        const auto& archetypes = WorldAccess::archetypes(src);
-        for (const Archetype* a : archetypes) {
+    /**
+     * @brief True when every value `src` holds can be copied; else reports the first type that
+     *        cannot through ECS_CHECK (`fn` names the caller, `outcome` what the refusal leaves).
+     */
+    static bool copyable(const World& src, const char* fn, const char* outcome) {
+        for (const Archetype* a : WorldAccess::archetypes(src)) {
             if (a->size() == 0) continue; // no value to copy: the type set alone is fine
-            for (const ComponentColumn& c : a->columns) {
-                const std::string_view type = component_info(c.type_id).name;
-                if (!ECS_CHECK(c.copy != nullptr,
-                               format_message("World::clone: component type %.*s is not copy-constructible "
-                                              "(refused: an empty world is returned)",
-                                              static_cast<int>(type.size()), type.data())))
-                    return World{};
-            }
+            for (const ComponentColumn& c : a->columns)
+                if (c.copy == nullptr && !refuse(fn, c.type_id, outcome)) return false;
         }
         const SparseRoom* room = WorldAccess::sparse(src); // the same check for sparse sets
         if (room != nullptr)
-            for (const ComponentTypeID id : room->ids()) {
-                const SparseSet& set = room->member(id);
-                const std::string_view type = component_info(id).name;
-                if (set.size() != 0 &&
-                    !ECS_CHECK(set.ops().copy != nullptr,
-                               format_message("World::clone: component type %.*s is not copy-constructible "
-                                              "(refused: an empty world is returned)",
-                                              static_cast<int>(type.size()), type.data())))
-                    return World{};
-            }
+            for (const ComponentTypeID id : room->ids())
+                if (room->member(id).size() != 0 && room->member(id).ops().copy == nullptr && !refuse(fn, id, outcome))
+                    return false;
+        return true;
+    }
+    /// Reports the refusal of copyable() (assert, refusal handler); always false.
+    static bool refuse(const char* fn, ComponentTypeID id, const char* outcome) {
+        const std::string_view type = component_info(id).name;
+        return ECS_CHECK(false, format_message("%s: component type %.*s is not copy-constructible (refused: %s)", fn,
+                                               static_cast<int>(type.size()), type.data(), outcome));
+    }
+
+    static World clone(const World& src) {
+        if (!copyable(src, "World::clone", "an empty world is returned")) return World{};
+        const auto& archetypes = WorldAccess::archetypes(src);
+        const SparseRoom* room = WorldAccess::sparse(src);
         World out;
         for (size_t i = 1; i < archetypes.size(); ++i) // archetype 0, the empty one, exists already
             (void)WorldAccess::find_or_create_archetype(out, archetypes[i]->types);

@@ -587,6 +587,9 @@ public:
      *      empty world is returned, the source untouched). Complexity: O(slots + archetypes + rows).
      */
     [[nodiscard]] World clone() const;
+    /// @brief Makes this world equal to `src`, reusing its memory (rules and @pre: world/copy.hpp).
+    void copy_from(const World& src);
+    [[nodiscard]] uint32_t change_tick() const noexcept; ///< the change-detection clock (world/copy.hpp)
 
 private:
     friend struct detail::WorldAccess;
