@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "../catch.hpp"
-#include "../counting.hpp"
+#include "catch.hpp"
+#include "counting.hpp"
 
 // Heap allocations are counted by interposing glibc's malloc family (PodArray grows with realloc,
 // so counting operator new alone would miss it). Not under sanitizers, which own malloc.
