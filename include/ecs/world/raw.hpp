@@ -218,6 +218,17 @@ void run_raw_rows(const QueryCache& q, const ComponentTypeID* ids, size_t count,
                 }
                 return;
             }
+            if (count == 2) { // the common pair: two pointers in registers, no per-row loop over ids
+                uint8_t* p0 = static_cast<uint8_t*>(ptrs[0]);
+                uint8_t* p1 = static_cast<uint8_t*>(ptrs[1]);
+                const size_t s0 = strides[0];
+                const size_t s1 = strides[1];
+                for (size_t row = begin; row < begin + n; ++row, p0 += s0, p1 += s1) {
+                    void* const components[2] = {p0, p1};
+                    fn(entities[row], static_cast<void* const*>(components));
+                }
+                return;
+            }
             for (size_t row = begin; row < begin + n; ++row) {
                 fn(entities[row], static_cast<void* const*>(ptrs));
                 for (size_t i = 0; i < count; ++i) ptrs[i] = static_cast<uint8_t*>(ptrs[i]) + strides[i];
