@@ -124,7 +124,7 @@ ComponentTypeID runtime_id() {
         ecs::ComponentOps ops;
         ops.size = sizeof(RuntimeValue);
         ops.align = alignof(RuntimeValue);
-        ops.default_construct = [](void* p) { ::new (p) RuntimeValue{}; };
+        ops.default_construct = [](void* p) { ::new (p) RuntimeValue(); };
         ops.copy_construct = [](void* d, const void* s) { ::new (d) RuntimeValue(*static_cast<const RuntimeValue*>(s)); };
         ops.move_construct = [](void* d, void* s) { ::new (d) RuntimeValue(std::move(*static_cast<RuntimeValue*>(s))); };
         ops.destroy = [](void* p) { static_cast<RuntimeValue*>(p)->~RuntimeValue(); };
