@@ -359,7 +359,7 @@ inline void columnar_append_rows(const Archetype& a, const TableSchema& s, const
             if (c <= 1) {
                 const std::string& text = c == 0 ? stamp.world_id : stamp.run_id;
                 unsigned char* chars = d.values.grow(count * text.size());
-                d.offsets.reserve(d.offsets.size() + count);
+                if (d.offsets.size() + count > d.offsets.capacity()) d.offsets.reserve(std::max(d.offsets.size() + count, d.offsets.capacity() * 2));
                 int32_t end = d.offsets.back();
                 for (size_t i = 0; i < count; ++i) {
                     if (!text.empty()) std::memcpy(chars + i * text.size(), text.data(), text.size());

@@ -194,7 +194,7 @@ private:
         const uint64_t id = sent();
         const size_t index = static_cast<size_t>(id - f.start) / PAGE;
         if (index == f.pages.size()) {
-            f.pages.reserve(f.pages.size() + 1); // before allocating the page: nothing leaks if it fails
+            f.pages.reserve_more(1); // before allocating the page: nothing leaks if it fails
             f.pages.push_back_unchecked(static_cast<E*>(::operator new(PAGE * sizeof(E), std::align_val_t(alignof(E)))));
         }
         page_id_ = id;

@@ -148,7 +148,7 @@ public:
         // Allocate first: when an allocation throws, the old name is still in place.
         if (e.index >= by_index_.size()) by_index_.resize(size_t(e.index) + 1, NONE);
         if ((entries_.size() + 1) * 2 > slots_.size()) rehash(slots_.size() == 0 ? 16 : slots_.size() * 2);
-        entries_.reserve(entries_.size() + 1);
+        entries_.reserve_more(1);
         char* text = make_text(name);
         erase(e.index);
         Entry en{hash_name(name), e, text, static_cast<uint32_t>(name.size()), {}};

@@ -196,7 +196,7 @@ private:
         const uint32_t slot = static_cast<uint32_t>(flags_.size());
         if ((slot >> shift_) >= pages_.size() && stride_ != 0) {
             const size_t bytes = (size_t(mask_) + 1) * stride_;
-            pages_.reserve(pages_.size() + 1); // first: nothing leaks if it throws
+            pages_.reserve_more(1); // first: nothing leaks if it throws
             pages_.push_back(static_cast<uint8_t*>(::operator new(bytes, std::align_val_t(align_))));
         }
         // Room in the free list for every slot, so erase() never allocates (it is noexcept).
@@ -281,7 +281,7 @@ public:
 private:
     ECS_NOINLINE SparseSet& create(ComponentTypeID id) {
         if (id >= sets_.size()) sets_.resize(size_t(id) + 1, nullptr);
-        ids_.reserve(ids_.size() + 1); // first: nothing leaks if it throws
+        ids_.reserve_more(1); // first: nothing leaks if it throws
         auto* s = new SparseSet(column_factory(id)());
         sets_.data()[id] = s;
         size_t at = ids_.size();

@@ -100,6 +100,11 @@ public:
     void reserve(size_t n) {
         if (n > capacity_) reallocate(n);
     }
+    /// Room for `n` more values, growing geometrically: amortised O(1) per value, where reserve(size() + 1)
+    /// before every push_back would copy the whole array each time.
+    void reserve_more(size_t n) {
+        if (size_ + n > capacity_) grow_to(size_ + n);
+    }
 
 private:
     void grow_to(size_t n) {
