@@ -2316,13 +2316,16 @@ private:
 
     // -- sorting ------------------------------------------------------------------------------------
 
-    /// Entity visit order of each<T>, with each entity's type mask (consecutive equal masks share an
-    /// archetype, rows in order).
+    /// Entity visit order of each_chunk over T, with each entity's chunk number (rows of one chunk are
+    /// adjacent rows of one archetype, in row order). The model's component mask cannot stand in for the
+    /// archetype: a runtime component or another relationship target makes a different archetype.
     template <typename T>
     std::vector<std::pair<ecs::Entity, unsigned>> visit_order() {
         std::vector<std::pair<ecs::Entity, unsigned>> order;
-        world_->each<const T>([&](ecs::Entity e, const T&) {
-            order.emplace_back(e, model_alive(e) ? archetype_key(slots_[e.index]) : 0u);
+        unsigned chunk_no = 0;
+        world_->template query<const T>().each_chunk([&](ecs::Chunk& chunk) {
+            ++chunk_no;
+            for (size_t i = 0; i < chunk.size(); ++i) order.emplace_back(chunk.entities()[i], chunk_no);
         });
         return order;
     }
@@ -2356,7 +2359,7 @@ private:
             return;
         }
         for (size_t i = 1; i < after.size(); ++i) {
-            if (after[i].second != after[i - 1].second) continue; // archetype boundary
+            if (after[i].second != after[i - 1].second) continue; // chunk boundary
             const T& prev = std::as_const(*world_).get<T>(after[i - 1].first);
             const T& cur = std::as_const(*world_).get<T>(after[i].first);
             if (cmp(cur, prev)) fail(std::string("sort<") + kind_names[Traits<T>::kind] + "> left rows out of order");
@@ -2470,12 +2473,6 @@ private:
     }
 
     // -- hierarchy (builtin/hierarchy_ops.hpp) -----------------------------------------------------
-
-    /// Component set of an entity, builtin hierarchy components included (equal keys: one archetype).
-    static unsigned archetype_key(const Slot& s) {
-        return s.content.mask | (s.has_parent ? 1u << 16 : 0u) | (s.has_children ? 1u << 17 : 0u) |
-               (s.rel[R_LIKES].empty() ? 0u : 1u << 18) | (s.rel[R_CHILD].empty() ? 0u : 1u << 19);
-    }
 
     /// Model of world.try_get<Parent>(e)->entity.
     const ecs::Entity* model_parent(ecs::Entity e) const {
