@@ -517,7 +517,7 @@ TEST_CASE("change: a row moved into a block stamped whole keeps its own tick", "
 // Thousands of rows per archetype: whole-block stamps (floors), partial stamps (a filtered run with a
 // mutable term), single stamps, swap-remove into stamped blocks, migration, sort; three handles
 // checked after every step (count) and at random runs against a per-entity model of epochs.
-TEST_CASE("change: floors and group summaries over thousands of rows match a per-entity model", "[change]") {
+TEST_CASE("change: floors and group summaries over thousands of rows match a per-entity model", "[change][scale]") {
     std::mt19937 rng(77);
     ecs::World w;
     w.track_changes<Pos>();

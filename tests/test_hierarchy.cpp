@@ -273,7 +273,7 @@ TEST_CASE("hierarchy: destroy_recursive destroys leaves first", "[hierarchy]") {
     CHECK(*std::min_element(order.begin(), order.begin() + 8) == 7);
 }
 
-TEST_CASE("hierarchy: destroy_recursive handles deep and wide trees", "[hierarchy]") {
+TEST_CASE("hierarchy: destroy_recursive handles deep and wide trees", "[hierarchy][scale]") {
     World w;
     const Entity keep = w.create();
     SECTION("1000-deep chain") {

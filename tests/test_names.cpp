@@ -239,7 +239,7 @@ TEST_CASE("names: enumeration through WorldAccess gives every (entity, name) pai
     CHECK(w.lookup("b") == b);
 }
 
-TEST_CASE("names: 100k names, churn, then every lookup", "[names]") {
+TEST_CASE("names: 100k names, churn, then every lookup", "[names][scale]") {
     World w;
     constexpr size_t N = 100000;
     std::vector<Entity> handles;

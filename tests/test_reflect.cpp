@@ -379,7 +379,7 @@ TEST_CASE("reflect: JSON round trip of every kind", "[reflect][json]") {
     CHECK(s2 == s);
 }
 
-TEST_CASE("reflect: floats and doubles round-trip bit-exactly", "[reflect][json]") {
+TEST_CASE("reflect: floats and doubles round-trip bit-exactly", "[reflect][json][scale]") {
     std::mt19937_64 rng(20261121);
     RflScalars s, back;
     int checked = 0;

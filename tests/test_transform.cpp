@@ -180,7 +180,7 @@ TEST_CASE("transform: a 1000-deep chain propagates without recursion", "[transfo
     CHECK(world_pos(w, chain.back()) == Vec3{1000, 0, 0});
 }
 
-TEST_CASE("transform: a wide tree propagates to every child", "[transform]") {
+TEST_CASE("transform: a wide tree propagates to every child", "[transform][scale]") {
     World w;
     const Entity root = spawn(w, Mat4::translation(0, 0, 7));
     std::vector<Entity> kids;
