@@ -1555,8 +1555,51 @@ private:
         if (const_visits != order.size()) fail(name + " const World each visited a different number");
     }
 
+    /**
+     * AnyOf<As...> (ROADMAP-2.0 K) against the model: the entities seeing T and at least one enabled
+     * alternative and none of Ex, through a handle (each, count) and world.each, in the same order.
+     */
+    template <typename T, typename... As, typename... Ex>
+    void check_any_of(ecs::Without<Ex...> ex) {
+        ++stats_.queries;
+        const unsigned need = mask_of<T>();
+        const unsigned any = mask_of<As...>();
+        const unsigned exclude = mask_of<Ex...>();
+        const std::string name = "AnyOf query<" + std::to_string(need) + " any " + std::to_string(any) + " excl " +
+                                 std::to_string(exclude) + ">";
+        size_t expected = 0;
+        for (uint32_t idx : live_) {
+            const unsigned seen = slots_[idx].seen();
+            if (visible(slots_[idx]) && (seen & need) == need && (seen & any) != 0 && (seen & exclude) == 0) ++expected;
+        }
+        ecs::World& w = *world_;
+        auto q = w.query<const T>(ecs::AnyOf<As...>{}, ex);
+        std::vector<ecs::Entity> order;
+        q.each([&](ecs::Entity e, const T&) {
+            order.push_back(e);
+            if (!model_alive(e)) {
+                fail(name + " visited " + describe(e) + " which the model says is dead");
+                return;
+            }
+            const unsigned seen = slots_[e.index].seen();
+            if (!visible(slots_[e.index]) || (seen & need) != need || (seen & any) == 0 || (seen & exclude) != 0)
+                fail(name + " visited non-matching " + describe(e));
+        });
+        if (order.size() != expected)
+            fail(name + " visited " + std::to_string(order.size()) + ", the model " + std::to_string(expected));
+        if (q.count() != expected) fail(name + " count() disagrees with the model");
+        std::vector<ecs::Entity> world_order;
+        w.each<const T>(ecs::AnyOf<As...>{}, ex, [&](ecs::Entity e, const T&) { world_order.push_back(e); });
+        if (world_order != order) fail(name + " world.each order differs from the handle's");
+    }
+
     void op_queries() {
         last_op_ = "queries";
+        // AnyOf: table alternatives (enable bits decide rows), a sparse one (rows tested one by one).
+        check_any_of<ModelPod, std::string, ModelAligned>(ecs::Without<>{});
+        check_any_of<ModelPod, ModelTag, ModelMoveOnly, ModelBig>(ecs::Without<ModelNoDefault>{});
+        check_any_of<std::string, ModelSparse, ModelPod>(ecs::Without<ModelTag>{});
+        check_any_of<ModelAligned, ModelSparse>(ecs::Without<>{});
         check_query<>(ecs::Exclude<>{});
         check_query<ModelPod>(ecs::Exclude<>{});
         check_query<ModelPod, std::string>(ecs::Exclude<>{});

@@ -242,6 +242,18 @@ private:
         push_ids(entry->sparse_excluded, sparse_only_t<typename Check::excluded>{});
         push_ids(entry->sparse_changed, sparse_only_t<typename Check::changed>{});
         push_ids(entry->sparse_added, sparse_only_t<typename Check::added>{});
+        push_any_groups(*entry, typename Check::any_groups{});
+    }
+
+    template <typename... Groups>
+    static void push_any_groups(QueryCache& q, TypeList<Groups...>) {
+        (push_any_group(q, Groups{}), ...);
+    }
+    template <typename... Ts>
+    static void push_any_group(QueryCache& q, TypeList<Ts...>) {
+        const ComponentTypeID ids[] = {component_id<Ts>()...};
+        const bool sparse[] = {is_sparse_v<Ts>...};
+        q.add_any_group(ids, sparse, sizeof...(Ts));
     }
 
     template <typename... Terms>

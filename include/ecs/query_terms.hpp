@@ -46,6 +46,13 @@ struct Without {};
 template <typename... Ts>
 using Exclude = Without<Ts...>;
 
+/// Query filter: the entity must have at least one of `Ts`, enabled (not fetched). Archetypes are
+/// matched on their type sets; rows are tested only where enable bits or sparse types can decide.
+template <typename... Ts>
+struct AnyOf {
+    static_assert(sizeof...(Ts) != 0, "ecs::AnyOf<Ts...>: name at least one component type");
+};
+
 namespace detail {
 
 template <typename... Ts>
@@ -153,6 +160,7 @@ struct FilterTraits {
     static constexpr unsigned tests = 0;  ///< row tests its value adds (Related<R>{target})
     static constexpr unsigned orders = 0; ///< 1 when it orders the rows (Cascade<R>)
     static constexpr bool include_disabled = false; ///< IncludeDisabled (enable.hpp)
+    using any_of = TypeList<>;  ///< AnyOf<Ts...>: one TypeList<Ts...> per filter
 };
 template <typename... Ts>
 struct FilterTraits<With<Ts...>> : FilterTraits<void> {
@@ -163,6 +171,11 @@ template <typename... Ts>
 struct FilterTraits<Without<Ts...>> : FilterTraits<void> {
     static constexpr bool is_filter = true;
     using excluded = TypeList<bare_t<Ts>...>;
+};
+template <typename... Ts>
+struct FilterTraits<AnyOf<Ts...>> : FilterTraits<void> {
+    static constexpr bool is_filter = true;
+    using any_of = TypeList<TypeList<bare_t<Ts>...>>;
 };
 template <typename... Ts>
 struct FilterTraits<Changed<Ts...>> : FilterTraits<void> {
@@ -280,19 +293,35 @@ FilterValues filter_values(const Args&... args) {
 
 // -- the compile-time checks ---------------------------------------------------------------------------
 
+// AnyOf groups (a TypeList of TypeLists): no type twice in a group, the types counted, sparse ones.
+template <typename... Groups>
+constexpr bool any_groups_distinct(TypeList<Groups...>) {
+    return (list_distinct<Groups>::value && ...);
+}
+template <typename... Groups>
+constexpr size_t any_types(TypeList<Groups...>) {
+    return (size_t(0) + ... + list_size<Groups>::value);
+}
+template <typename... Groups>
+constexpr bool any_sparse(TypeList<Groups...>) {
+    return ((list_size<sparse_only_t<Groups>>::value != 0) || ...);
+}
+
 template <typename TermList, typename FilterList>
 struct QueryCheck;
 template <typename... Terms, typename... Filters>
 struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
     using required = typename concat<required_of_terms_t<Terms...>, typename FilterTraits<Filters>::required...>::type;
     using excluded = typename concat<typename FilterTraits<Filters>::excluded...>::type;
+    /// The AnyOf groups, one TypeList each.
+    using any_groups = typename concat<typename FilterTraits<Filters>::any_of...>::type;
 
     static constexpr bool check() {
         static_assert((TermTraits<Terms>::valid && ...),
                       "ecs query: a term must be a component type, not a pointer or reference "
                       "(use ecs::Optional<T> for a component that may be absent)");
         static_assert((FilterTraits<Filters>::is_filter && ...),
-                      "ecs query: the arguments before the callback must be filters (ecs::With<...>{}, ecs::Without<...>{}, "
+                      "ecs query: the arguments before the callback must be filters (ecs::With<...>{}, ecs::Without<...>{}, ecs::AnyOf<...>{}, "
                       "ecs::IncludeDisabled{}, and for world.query only ecs::Changed<...>{}, ecs::Added<...>{})");
         static_assert(sizeof...(Terms) <= 64 && list_size<required>::value + list_size<excluded>::value <= 64,
                       "ecs query: at most 64 terms and 64 required or excluded types");
@@ -300,6 +329,8 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
         static_assert(list_distinct<excluded>::value, "ecs query: a component type is listed twice in Without/Exclude");
         static_assert(lists_disjoint<required, excluded>::value,
                       "ecs query: a component type is both required (term or With) and excluded (Without/Exclude)");
+        static_assert(any_groups_distinct(any_groups{}), "ecs query: a component type is listed twice in one AnyOf");
+        static_assert(any_types(any_groups{}) <= 64, "ecs query: at most 64 types in the AnyOf filters together");
         static_assert(value_tests <= FilterValues::MAX_TESTS, "ecs query: at most 2 Related<R>{target} filters per query");
         static_assert(value_orders <= 1, "ecs query: at most one Cascade<R> filter per query");
         static_assert(value_orders == 0 || !change_filtered, "ecs query: Cascade<R> cannot be combined with Changed/Added");
@@ -318,7 +349,8 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
     static constexpr bool include_disabled = (FilterTraits<Filters>::include_disabled || ...);
     /// True when a term or a filter names a sparse type (rows are then tested one by one).
     static constexpr bool has_sparse = list_size<sparse_only_t<required>>::value + list_size<sparse_only_t<excluded>>::value +
-                                           (is_sparse_v<term_component_t<Terms>> + ... + 0) != 0;
+                                           (is_sparse_v<term_component_t<Terms>> + ... + 0) != 0 ||
+                                       any_sparse(any_groups{});
     /// True when a term is a sparse type (its value is fetched per row).
     static constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
 };

@@ -261,7 +261,7 @@ void run_rows_sparse_impl(Func& fn, Archetype& a, size_t begin, size_t count, ui
     [&](auto... sources) {
         for (size_t i = 0; i < count; ++i) {
             const Entity e = entities[i];
-            if (!test.passes(e.index)) continue;
+            if (!test.passes(a, begin + i)) continue;
             if constexpr (!(TermTraits<Terms>::read_only && ...))
                 if (a.ticks.active()) touch_terms_present<Terms...>(a, begin + i, 1, absent, std::index_sequence_for<Terms...>{});
             if constexpr (WithEntity) fn(e, term_fetch<Terms>(sources, i, e.index)...);

@@ -60,6 +60,38 @@ struct QueryCache {
     PodArray<ComponentTypeID> sparse_excluded; ///< Without
     PodArray<ComponentTypeID> sparse_changed;  ///< Changed<...> (also in sparse_required)
     PodArray<ComponentTypeID> sparse_added;    ///< Added<...> (also in sparse_required)
+    // AnyOf<...> groups: group g is any_ids[any_ends[g - 1] .. any_ends[g]) (from 0 for g = 0);
+    // any_sparse[i] is 1 when any_ids[i] is stored sparse. An archetype matches a group holding one
+    // of its table types; a group naming a sparse type matches every archetype and is decided per row.
+    PodArray<ComponentTypeID> any_ids;
+    PodArray<uint32_t> any_ends;
+    PodArray<uint8_t> any_sparse;
+
+    /// Adds an AnyOf group of `count` types (`sparse[i]`: type i is stored sparse).
+    void add_any_group(const ComponentTypeID* ids, const bool* sparse, size_t count) {
+        for (size_t i = 0; i < count; ++i) {
+            any_ids.push_back(ids[i]);
+            any_sparse.push_back(sparse[i] ? 1 : 0);
+        }
+        any_ends.push_back(static_cast<uint32_t>(any_ids.size()));
+    }
+    /// True when group `g` names a sparse type.
+    [[nodiscard]] bool any_group_sparse(size_t g) const noexcept {
+        for (uint32_t i = g == 0 ? 0 : any_ends.data()[g - 1]; i < any_ends.data()[g]; ++i)
+            if (any_sparse.data()[i] != 0) return true;
+        return false;
+    }
+    /// True when `a` can hold rows passing every AnyOf group (its type set, enable bits aside).
+    [[nodiscard]] bool any_groups_match(const Archetype& a) const noexcept {
+        uint32_t i = 0;
+        for (const uint32_t end : any_ends) {
+            bool any = false;
+            for (; i < end; ++i)
+                any = any || any_sparse.data()[i] != 0 || (any_ids.data()[i] < ECS_MAX_COMPONENTS && a.mask.test(any_ids.data()[i]));
+            if (!any) return false;
+        }
+        return true;
+    }
 
     /// Appends the archetypes created since the last refresh that match.
     ECS_FORCEINLINE void refresh(const ArchetypeGraph& graph) {
@@ -69,6 +101,7 @@ struct QueryCache {
         for (size_t i = scanned; i < graph.size(); ++i) {
             Archetype* a = graph[i];
             if (impossible || (a->mask & include) != include) continue;
+            if (!any_ends.empty() && !any_groups_match(*a)) continue;
             if ((a->mask & exclude).none()) archetypes.push_back(a);
             else candidates.push_back(a);
         }
@@ -97,8 +130,30 @@ public:
 
     /// Gathers the bit columns of `arch` that can fail a row. @return false when no row can pass.
     bool prepare(const QueryCache& q, const Archetype& arch) noexcept {
-        set_count_ = clear_count_ = optional_count_ = 0;
+        set_count_ = clear_count_ = optional_count_ = any_count_ = any_groups_ = 0;
         const RowEnable& en = arch.enable;
+        // AnyOf groups of table types: a row fails when every alternative the archetype holds is
+        // disabled on it; a group with an alternative enabled on every row passes whole. Groups
+        // naming a sparse type are SparseRowTest's.
+        uint32_t first = 0;
+        for (size_t g = 0; g < q.any_ends.size(); ++g) {
+            const uint32_t end = q.any_ends.data()[g];
+            const size_t mark = any_count_;
+            bool whole = q.any_group_sparse(g);
+            for (uint32_t i = first; i < end && !whole; ++i) {
+                const ComponentTypeID id = q.any_ids.data()[i];
+                if (!arch.has(id)) continue;
+                const DisabledBits* b = en.column(arch.column_index[id]);
+                if (b == nullptr || b->count == 0) whole = true;
+                else if (any_count_ < MAX) any_bits_[any_count_++] = b;
+            }
+            first = end;
+            if (whole || any_count_ == mark) {
+                any_count_ = mark;
+                continue;
+            }
+            if (any_groups_ < MAX) any_group_end_[any_groups_++] = static_cast<uint32_t>(any_count_);
+        }
         if (!q.include_disabled && en.entities().count != 0) fail_if_set_[set_count_++] = &en.entities();
         for (const ComponentTypeID id : q.required_ids) {
             if (!arch.has(id)) continue; // never for a match
@@ -125,7 +180,7 @@ public:
     /// Calls `visit(arch, begin, count, absent)` for each run in rows [begin, end).
     template <typename Visit>
     void runs(Archetype& arch, size_t begin, size_t end, Visit& visit) const {
-        if (set_count_ == 0 && clear_count_ == 0 && optional_count_ == 0) {
+        if (set_count_ == 0 && clear_count_ == 0 && optional_count_ == 0 && any_groups_ == 0) {
             if (end > begin) visit(arch, begin, end - begin, uint64_t(0));
             return;
         }
@@ -137,6 +192,11 @@ public:
             uint64_t pass = ~uint64_t(0);
             for (size_t i = 0; i < set_count_; ++i) pass &= ~fail_if_set_[i]->word(w);
             for (size_t i = 0; i < clear_count_; ++i) pass &= fail_if_clear_[i]->word(w);
+            for (size_t g = 0, i = 0; g < any_groups_; ++g) { // AnyOf: some alternative enabled
+                uint64_t all_disabled = ~uint64_t(0);
+                for (; i < any_group_end_[g]; ++i) all_disabled &= any_bits_[i]->word(w);
+                pass &= ~all_disabled;
+            }
             const size_t word_end = (w + 1) * 64 < end ? (w + 1) * 64 : end;
             if (optional_count_ == 0) { // runs of ones and zeros, a count of trailing zeros each
                 const size_t limit = word_end - w * 64;
@@ -199,6 +259,10 @@ private:
     size_t set_count_ = 0;
     size_t clear_count_ = 0;
     size_t optional_count_ = 0;
+    const DisabledBits* any_bits_[MAX];      ///< AnyOf alternatives held with disabled rows, by group
+    uint32_t any_group_end_[MAX];            ///< group g's bits end at any_group_end_[g]
+    size_t any_count_ = 0;
+    size_t any_groups_ = 0;
 };
 
 /// Calls `fn(arch, candidate)` for every archetype `q` visits, in creation order: its matches, and,
@@ -252,7 +316,21 @@ public:
     /// Resolves the sets. @return false when no row can pass (a required type has no set).
     bool prepare(const QueryCache& q, const SparseRoom* room, Tick since) noexcept {
         since_ = since;
-        required_count_ = excluded_count_ = 0;
+        required_count_ = excluded_count_ = any_count_ = any_groups_ = 0;
+        // AnyOf groups naming a sparse type: every alternative tested per row (sets resolved here).
+        uint32_t first = 0;
+        for (size_t g = 0; g < q.any_ends.size(); ++g) {
+            const uint32_t end = q.any_ends.data()[g];
+            if (q.any_group_sparse(g)) {
+                for (uint32_t i = first; i < end && any_count_ < MAX; ++i) {
+                    const ComponentTypeID id = q.any_ids.data()[i];
+                    any_[any_count_++] = Alternative{id, q.any_sparse.data()[i] != 0 && room != nullptr ? room->set(id) : nullptr,
+                                                     q.any_sparse.data()[i] != 0};
+                }
+                if (any_groups_ < MAX) any_group_end_[any_groups_++] = static_cast<uint32_t>(any_count_);
+            }
+            first = end;
+        }
         for (const ComponentTypeID id : q.sparse_required) {
             const SparseSet* set = room != nullptr ? room->set(id) : nullptr;
             if (set == nullptr) return false;
@@ -280,14 +358,20 @@ public:
         return true;
     }
 
+    /// passes() for row `row` of `a`, and the AnyOf groups naming sparse types: some alternative
+    /// present and enabled (a table one in `a` on this row, a sparse one in its set).
+    [[nodiscard]] ECS_FORCEINLINE bool passes(const Archetype& a, size_t row) const noexcept {
+        if (!passes(a.entities.data()[row].index)) return false;
+        return any_groups_ == 0 || passes_any(a, row);
+    }
+
     /// Splits the run [begin, begin + count) of `a` into the runs of rows that pass.
     template <typename Visit>
     void split(Archetype& a, size_t begin, size_t count, uint64_t absent, Visit& visit) const {
-        const Entity* entities = a.entities.data();
         size_t run_begin = begin;
         size_t run_size = 0;
         for (size_t row = begin; row < begin + count; ++row) {
-            if (passes(entities[row].index)) {
+            if (passes(a, row)) {
                 if (run_size == 0) run_begin = row;
                 ++run_size;
             } else if (run_size != 0) {
@@ -309,10 +393,39 @@ private:
         bool changed;
         bool added;
     };
+    ECS_NOINLINE bool passes_any(const Archetype& a, size_t row) const noexcept {
+        const uint32_t index = a.entities.data()[row].index;
+        for (size_t g = 0, i = 0; g < any_groups_; ++g) {
+            bool any = false;
+            for (; i < any_group_end_[g]; ++i) {
+                if (any) continue;
+                const Alternative& alt = any_[i];
+                if (alt.sparse) {
+                    const uint32_t s = alt.set != nullptr ? alt.set->slot_of(index) : 0;
+                    any = s != 0 && !alt.set->disabled_slot(s - 1);
+                } else if (a.has(alt.id)) {
+                    const DisabledBits* b = a.enable.column(a.column_index[alt.id]);
+                    any = b == nullptr || b->count == 0 || !b->test(row);
+                }
+            }
+            if (!any) return false;
+        }
+        return true;
+    }
+
+    struct Alternative {
+        ComponentTypeID id;
+        const SparseSet* set; ///< a sparse alternative's set (nullptr: none yet)
+        bool sparse;
+    };
     Required required_[MAX] = {};
     const SparseSet* excluded_[MAX] = {};
     size_t required_count_ = 0;
     size_t excluded_count_ = 0;
+    Alternative any_[MAX] = {};
+    uint32_t any_group_end_[MAX] = {};
+    size_t any_count_ = 0;
+    size_t any_groups_ = 0;
     Tick since_ = 0;
 };
 

@@ -641,8 +641,8 @@ struct StructuralOps {
             SparseRowTest test;
             if (!test.prepare(q, w.graph_.sparse(), 0)) return out;
             for (const Archetype* a : q.archetypes)
-                for (const Entity e : a->entities)
-                    if (test.passes(e.index)) out.push_back(e);
+                for (size_t row = 0; row < a->size(); ++row)
+                    if (test.passes(*a, row)) out.push_back(a->entities[row]);
             return out;
         }
         size_t n = 0;
