@@ -39,6 +39,7 @@ inline void note_failed_assert(const char* message) noexcept {
 
 #include <ecs/ecs.hpp>
 #include <ecs/json.hpp>
+#include <ecs/query_expr.hpp>
 #include <ecs/runtime.hpp>
 
 #include "demo_types.hpp"
@@ -532,7 +533,14 @@ struct PyWorld {
         return names;
     }
 
+    /// query("Position, !Velocity, Leader|Dying"): one string holding query text (SPEC §3.22);
+    /// query("Position", "Velocity"): component names, every one required (the 1.0 form). A single
+    /// plain name takes the 1.0 path (KeyError when unknown); text errors raise ValueError.
     py::list query(const py::args& names) {
+        if (names.size() == 1 && PyUnicode_Check(names[0].ptr())) {
+            const std::string text = py::str(names[0]);
+            if (text.find_first_of(",!?|()[]* \t") != std::string::npos) return query_text(text);
+        }
         std::vector<ecs::ComponentTypeID> ids;
         for (const auto n : names) {
             if (!PyUnicode_Check(n.ptr())) type_error("query takes component names (str)");
@@ -544,6 +552,18 @@ struct PyWorld {
         std::vector<ecs::Entity> found;
         LibraryCall call;
         world.each_raw(ids.data(), ids.size(), [&](ecs::Entity e, void* const*) { found.push_back(e); });
+        call.check();
+        py::list out;
+        for (const ecs::Entity e : found) out.append(py::cast(e));
+        return out;
+    }
+
+    py::list query_text(const std::string& text) {
+        ecs::DynamicQuery q = ecs::query_expr(world, text);
+        if (!q) value_error("query: " + q.error());
+        std::vector<ecs::Entity> found;
+        LibraryCall call;
+        q.each([&](ecs::Entity e, void* const*) { found.push_back(e); });
         call.check();
         py::list out;
         for (const ecs::Entity e : found) out.append(py::cast(e));
@@ -658,7 +678,9 @@ PYBIND11_MODULE(ecs, m) {
         .def("get", &PyWorld::get, py::arg("entity"), py::arg("component"), "The component's fields as a dict")
         .def("has", &PyWorld::has, py::arg("entity"), py::arg("component"))
         .def("components", &PyWorld::components, py::arg("entity"), "Names of the entity's components")
-        .def("query", &PyWorld::query, "Entities having every named component: query('Position', 'Velocity')")
+        .def("query", &PyWorld::query,
+             "Entities matching query text, query('Position, !Velocity, Leader|Dying'), or having every named "
+             "component, query('Position', 'Velocity')")
         .def("entities", &PyWorld::entities, "Every live entity")
         .def("set_name", &PyWorld::set_name, py::arg("entity"), py::arg("name"))
         .def("name", &PyWorld::name, py::arg("entity"))

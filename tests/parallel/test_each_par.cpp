@@ -3,6 +3,7 @@
 // deferred commands; small queries run inline; the iteration guard holds for the whole run.
 // Part of ecs_parallel_tests (run under ThreadSanitizer by the tsan preset).
 #include <ecs/parallel.hpp>
+#include <ecs/schedule.hpp>
 #include <ecs/world.hpp>
 
 #include <algorithm>
@@ -236,4 +237,30 @@ TEST_CASE("each_par: a null query handle runs nothing", "[parallel][each_par]") 
     int calls = 0;
     q.each_par(pool, [&](PA&) { ++calls; });
     CHECK(calls == 0);
+}
+
+TEST_CASE("each_par: an AnyOf filter gives the sequential result, with a Schedule per-entity system too",
+          "[parallel][each_par][any_of]") {
+    ecs::ThreadPool pool(4);
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
+        ecs::World expected, parallel, scheduled;
+        build(expected, seed, 5000);
+        build(parallel, seed, 5000);
+        build(scheduled, seed, 5000);
+        // Some PB disabled: rows of {PA, PB, PTag} then pass AnyOf<PB, PTag> on PTag alone.
+        for (ecs::World* w : {&expected, &parallel, &scheduled}) {
+            std::vector<ecs::Entity> with_b;
+            w->each<const PB>([&](ecs::Entity e, const PB&) { with_b.push_back(e); });
+            for (size_t i = 0; i < with_b.size(); i += 3) w->disable<PB>(with_b[i]);
+        }
+        auto bump = [](ecs::Entity e, PA& a) { a.v = a.v * 5 + static_cast<int64_t>(e.index % 7); };
+        expected.each<PA>(ecs::AnyOf<PB, PTag>{}, bump);
+        parallel.each_par<PA>(pool, ecs::AnyOf<PB, PTag>{}, bump);
+        ecs::Schedule s;
+        s.add<PA>("bump", ecs::AnyOf<PB, PTag>{}, bump);
+        s.run(scheduled, pool);
+        INFO("seed " << seed);
+        REQUIRE(snapshot(parallel) == snapshot(expected));
+        REQUIRE(snapshot(scheduled) == snapshot(expected));
+    }
 }

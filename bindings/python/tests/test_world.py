@@ -228,3 +228,28 @@ def test_many_operations_match_a_model(world):
             assert not world.has(e, "Position")
     assert set(world.query("Position")) == {e for e, c in model.items() if "Position" in c}
     assert world.check_invariants()
+
+
+def test_query_text(world):
+    a = world.create({"Position": None, "Velocity": None})
+    b = world.create({"Position": None})
+    c = world.create({"Velocity": None, "Leader": None})
+    assert set(world.query("Position, !Velocity")) == {b}
+    assert set(world.query("Position|Leader")) == {a, b, c}
+    assert set(world.query("[in] Velocity, ?Position")) == {a, c}
+    assert world.query("Position, Velocity") == [a]
+    assert world.query("Velocity, Leader") == [c]
+    world.remove(c, "Leader")
+    assert world.query("Velocity, Leader") == []
+
+
+def test_query_text_errors_name_the_word_and_offset(world):
+    with pytest.raises(ValueError, match="NoSuchThing"):
+        world.query("Position, NoSuchThing")
+    with pytest.raises(ValueError, match="byte 10"):
+        world.query("Position, NoSuchThing")
+    with pytest.raises(ValueError):
+        world.query("Position, !")
+    with pytest.raises(ValueError):
+        world.query("(Position")
+    assert world.count() == 0

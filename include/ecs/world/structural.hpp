@@ -826,7 +826,7 @@ template <typename... Ts, typename... Filters>
 size_t World::destroy_all(Filters...) {
     using Check = detail::QueryCheck<detail::TypeList<detail::bare_t<Ts>...>, detail::TypeList<Filters...>>;
     static_assert(Check::check(), "ecs query check");
-    static_assert(!Check::change_filtered && !Check::valued, "World::destroy_all: filters are With<...> and Without<...>");
+    static_assert(!Check::change_filtered && !Check::valued, "World::destroy_all: filters are With<...>, Without<...> and AnyOf<...>");
     static_assert((!detail::TermTraits<Ts>::optional && ...), "World::destroy_all<Ts...>: Ts are component types");
     if (!ECS_CHECK(!iterating(), detail::pack_message<Ts...>("World::destroy_all: structural change during iteration (use deferred())")))
         return 0;
@@ -839,7 +839,7 @@ size_t World::remove_all(Filters...) {
     using C = detail::bare_t<T>;
     using Check = detail::QueryCheck<detail::TypeList<C>, detail::TypeList<Filters...>>;
     static_assert(Check::check(), "ecs query check");
-    static_assert(!Check::change_filtered && !Check::valued, "World::remove_all: filters are With<...> and Without<...>");
+    static_assert(!Check::change_filtered && !Check::valued, "World::remove_all: filters are With<...>, Without<...> and AnyOf<...>");
     if (!ECS_CHECK(!iterating(), detail::typed_message("World::remove_all: structural change during iteration (use deferred())",
                                                       type_name<C>())))
         return 0;
@@ -852,7 +852,7 @@ size_t World::add_all(const T& value, Filters...) {
     static_assert(std::is_copy_constructible_v<C>, "World::add_all: the component type must be copy-constructible");
     using Check = detail::QueryCheck<detail::TypeList<>, detail::TypeList<Filters..., Without<C>>>;
     static_assert(Check::check(), "ecs query check");
-    static_assert(!Check::change_filtered && !Check::valued, "World::add_all: filters are With<...> and Without<...>");
+    static_assert(!Check::change_filtered && !Check::valued, "World::add_all: filters are With<...>, Without<...> and AnyOf<...>");
     if (!ECS_CHECK(!iterating(), detail::typed_message("World::add_all: structural change during iteration (use deferred())",
                                                       type_name<C>())))
         return 0;
