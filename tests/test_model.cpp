@@ -1593,8 +1593,56 @@ private:
         if (world_order != order) fail(name + " world.each order differs from the handle's");
     }
 
+    /**
+     * Up<Parent, const T> and SelfUp (ROADMAP-2.0 K) against the model's hierarchy: T of the nearest
+     * live ancestor by Parent having it enabled (64 levels, stopping on a cycle), self first for
+     * SelfUp; the exact object (its address) and its value.
+     */
+    template <typename T, bool Self>
+    void check_up() {
+        ++stats_.queries;
+        const int k = Traits<T>::kind;
+        const std::string name = std::string(Self ? "SelfUp" : "Up") + "<Parent, " + kind_names[k] + ">";
+        auto has_on = [&](ecs::Entity x) { return model_alive(x) && ((slots_[x.index].seen() >> k) & 1u) != 0; };
+        auto expected_owner = [&](ecs::Entity e) {
+            if (Self && has_on(e)) return e;
+            std::vector<ecs::Entity> chain;
+            const ecs::Entity* p = model_parent(e);
+            for (size_t level = 0; level < 64 && p != nullptr && model_alive(*p); ++level) {
+                const ecs::Entity at = *p;
+                if (at == e || std::find(chain.begin(), chain.end(), at) != chain.end()) break;
+                chain.push_back(at);
+                if (has_on(at)) return at;
+                p = model_parent(at);
+            }
+            return ecs::INVALID_ENTITY;
+        };
+        using Term = std::conditional_t<Self, ecs::SelfUp<ecs::Parent, const T>, ecs::Up<ecs::Parent, const T>>;
+        long visits = 0;
+        world_->each<const ModelPod, Term>([&](ecs::Entity e, const ModelPod&, const T* got) {
+            ++visits;
+            if (!model_alive(e)) {
+                fail(name + " visited " + describe(e) + " which the model says is dead");
+                return;
+            }
+            const ecs::Entity owner = expected_owner(e);
+            if (owner == ecs::INVALID_ENTITY) {
+                if (got != nullptr) fail(name + " gave a value to " + describe(e) + ", the model none");
+                return;
+            }
+            if (got != std::as_const(*world_).try_get<T>(owner))
+                fail(name + " gave " + describe(e) + " another object than " + describe(owner) + "'s");
+            else if (!Traits<T>::matches(*got, slots_[owner.index].content.get(k)))
+                fail(name + " passed a wrong value to " + describe(e));
+        });
+        if (visits != model_totals<ModelPod>(0).visits) fail(name + " changed the rows visited");
+    }
+
     void op_queries() {
         last_op_ = "queries";
+        check_up<ModelAligned, false>();
+        check_up<std::string, true>();
+        check_up<ModelSparse, false>();
         // AnyOf: table alternatives (enable bits decide rows), a sparse one (rows tested one by one).
         check_any_of<ModelPod, std::string, ModelAligned>(ecs::Without<>{});
         check_any_of<ModelPod, ModelTag, ModelMoveOnly, ModelBig>(ecs::Without<ModelNoDefault>{});

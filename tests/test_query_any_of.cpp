@@ -39,6 +39,12 @@ struct ecs::component_traits<AoPoison> {
 
 namespace {
 
+/// True when `e` has `T`, enabled.
+template <typename T>
+bool on(const ecs::World& w, ecs::Entity e) {
+    return w.has<T>(e) && w.enabled<T>(e);
+}
+
 std::vector<ecs::Entity> visited(ecs::World& w) {
     std::vector<ecs::Entity> out;
     w.each<const AoPos>(ecs::AnyOf<AoPlayer, AoEnemy>{}, [&](ecs::Entity e, const AoPos&) { out.push_back(e); });
@@ -188,14 +194,10 @@ TEST_CASE("any_of: random worlds agree with a brute-force answer", "[query][any_
             if (rng() % 6 == 0 && w.has<AoPoison>(e)) w.disable<AoPoison>(e);
             if (rng() % 20 == 0) w.disable(e);
         }
-        auto on = [&](ecs::Entity e, auto tag) {
-            using T = decltype(tag);
-            return w.has<T>(e) && w.enabled<T>(e);
-        };
         auto brute = [&](auto pred) {
             std::vector<ecs::Entity> out;
             for (const ecs::Entity e : all)
-                if (w.enabled(e) && on(e, AoPos{}) && pred(e)) out.push_back(e);
+                if (w.enabled(e) && on<AoPos>(w, e) && pred(e)) out.push_back(e);
             return out;
         };
         auto sorted = [](std::vector<ecs::Entity> v) {
@@ -204,15 +206,15 @@ TEST_CASE("any_of: random worlds agree with a brute-force answer", "[query][any_
         };
         std::vector<ecs::Entity> got;
         w.each<const AoPos>(ecs::AnyOf<AoPlayer, AoEnemy>{}, [&](ecs::Entity e, const AoPos&) { got.push_back(e); });
-        CHECK(sorted(got) == brute([&](ecs::Entity e) { return on(e, AoPlayer{}) || on(e, AoEnemy{}); }));
+        CHECK(sorted(got) == brute([&](ecs::Entity e) { return on<AoPlayer>(w, e) || on<AoEnemy>(w, e); }));
         got.clear();
         w.each<const AoPos>(ecs::AnyOf<AoPoison, AoWide>{}, ecs::Without<AoTag>{}, [&](ecs::Entity e, const AoPos&) { got.push_back(e); });
-        CHECK(sorted(got) == brute([&](ecs::Entity e) { return (on(e, AoPoison{}) || on(e, AoWide{})) && !on(e, AoTag{}); }));
+        CHECK(sorted(got) == brute([&](ecs::Entity e) { return (on<AoPoison>(w, e) || on<AoWide>(w, e)) && !on<AoTag>(w, e); }));
         got.clear();
         w.each<const AoPos>(ecs::AnyOf<AoPlayer, AoPoison>{}, ecs::AnyOf<AoEnemy, AoWide>{},
                             [&](ecs::Entity e, const AoPos&) { got.push_back(e); });
         CHECK(sorted(got) == brute([&](ecs::Entity e) {
-                  return (on(e, AoPlayer{}) || on(e, AoPoison{})) && (on(e, AoEnemy{}) || on(e, AoWide{}));
+                  return (on<AoPlayer>(w, e) || on<AoPoison>(w, e)) && (on<AoEnemy>(w, e) || on<AoWide>(w, e));
               }));
         CHECK(w.check_invariants());
     }

@@ -104,7 +104,7 @@ void run_inline(World* world, const ArchetypeGraph& graph, QueryCache& q, const 
         if (world != nullptr) run_valued<WithEntity, Terms...>(*world, graph, q, values, depth, fn);
         return;
     }
-    run_query<WithEntity, Terms...>(graph, q, depth, fn);
+    run_query<WithEntity, Terms...>(graph, q, depth, world, fn);
 }
 
 /// The state a parallel run shares with its tasks.

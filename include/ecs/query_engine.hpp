@@ -252,14 +252,14 @@ private:
     template <typename... Ts>
     static void push_any_group(QueryCache& q, TypeList<Ts...>) {
         const ComponentTypeID ids[] = {component_id<Ts>()...};
-        const bool sparse[] = {is_sparse_v<Ts>...};
+        const uint8_t sparse[] = {static_cast<uint8_t>(is_sparse_v<Ts> ? 1 : 0)...};
         q.add_any_group(ids, sparse, sizeof...(Ts));
     }
 
     template <typename... Terms>
     static void push_optional_ids(PodArray<ComponentTypeID>& ids, TypeList<Terms...>) {
-        // Optional table terms only: a sparse Optional term is fetched per row (and checked there).
-        (ids.push_back(TermTraits<Terms>::optional && !is_sparse_v<term_component_t<Terms>> ? component_id<term_component_t<Terms>>()
+        // Optional table terms only: a sparse Optional term and an Up term are fetched per row.
+        (ids.push_back(TermTraits<Terms>::optional && !term_per_row_v<Terms> ? component_id<term_component_t<Terms>>()
                                                                                              : INVALID_COMPONENT_ID),
          ...);
     }

@@ -105,27 +105,10 @@ inline const RelationTypeInfo* relation_type_of_component(ComponentTypeID id) {
 struct QueryTextWorld {
     static const ArchetypeGraph& graph(const World& w) noexcept { return WorldAccess::graph(w); }
     /// The record of a live `e`, or nullptr.
-    static const EntityRecord* record(const World& w, Entity e) noexcept {
-        const PodArray<EntityRecord>& records = WorldAccess::records(w);
-        if (e.index == 0 || e.index >= records.size()) return nullptr;
-        const EntityRecord& r = records[e.index];
-        return r.live() && r.generation == e.generation ? &r : nullptr;
-    }
+    static const EntityRecord* record(const World& w, Entity e) noexcept { return live_record(w, e); }
     /// The address of `e`'s component `id` when present and enabled, else nullptr (no change stamp).
     static void* value(const World& w, Entity e, ComponentTypeID id, bool sparse) noexcept {
-        if (sparse) {
-            const SparseRoom* room = graph(w).sparse();
-            const SparseSet* set = room != nullptr ? room->set(id) : nullptr;
-            if (set == nullptr || record(w, e) == nullptr) return nullptr;
-            const uint32_t s = set->slot_of(e.index);
-            return s != 0 && !set->disabled_slot(s - 1) ? set->at(s - 1) : nullptr;
-        }
-        const EntityRecord* r = record(w, e);
-        if (r == nullptr || !r->archetype->has(id)) return nullptr;
-        const Archetype& a = *r->archetype;
-        const size_t c = a.column_index[id];
-        if (a.enable.any() && a.enable.disabled(c, r->row)) return nullptr;
-        return a.columns[c].at(r->row);
+        return enabled_value(w, e, id, sparse);
     }
     /// [sparse] The value of sparse `id` of the live entity in slot `index` when present and enabled,
     /// else nullptr; stamped changed when `write` and the type is tracked.
@@ -140,20 +123,7 @@ struct QueryTextWorld {
     }
     /// The index of relationship `info` in `w`, or nullptr when `w` never related that type.
     static const RelationIndex* relation(const World& w, const RelationTypeInfo& info) noexcept {
-        return WorldAccess::relations(w).find(info.id);
-    }
-    /// The one target of `e` along exclusive relationship `info` (or ecs::Parent when `info` is
-    /// nullptr), or INVALID_ENTITY.
-    static Entity parent(const World& w, const RelationTypeInfo* info, Entity e) noexcept {
-        if (info == nullptr) {
-            const void* p = value(w, e, component_id<Parent>(), false);
-            if (p == nullptr) return INVALID_ENTITY;
-            const Entity up = static_cast<const Parent*>(p)->entity;
-            return record(w, up) != nullptr ? up : INVALID_ENTITY;
-        }
-        const RelationIndex* index = relation(w, *info);
-        const LinkList* targets = index != nullptr ? index->targets_of(e.index) : nullptr;
-        return targets != nullptr && !targets->empty() ? (*targets)[0].other : INVALID_ENTITY;
+        return relation_index(w, info);
     }
     /// The world's iteration depth for a run's IterationScope (nullptr inside a shared section).
     static uint32_t* scope_depth(World& w) noexcept { return WorldAccess::queries(w).scope_depth(); }
@@ -173,11 +143,9 @@ struct ValueTerm {
     bool sparse = false;                        ///< up: the component is sparse
 };
 
-/// A row filter the archetype masks cannot express: any-of, or a pair with a concrete target.
+/// A row filter the archetype masks cannot express: a pair with a concrete target. (Any-of terms are
+/// AnyOf groups of the cache, as for the typed filter.)
 struct RowFilter {
-    bool any_of = false;
-    std::vector<ComponentTypeID> ids;            ///< any_of: the alternatives
-    std::vector<uint8_t> sparse;                 ///< any_of: per alternative, 1 when it is sparse
     const RelationTypeInfo* relation = nullptr;  ///< pair: R (nullptr: ecs::Parent)
     Entity target = INVALID_ENTITY;              ///< pair: the target
 };
@@ -214,9 +182,6 @@ ECS_FORCEINLINE void run_fixed_columns(Func& fn, const Entity* entities, size_t 
         fn(entities[r], static_cast<void* const*>(values));
     }
 }
-
-/// Up to this many levels an up term climbs.
-inline constexpr size_t MAX_UP_LEVELS = 64;
 
 } // namespace detail
 
@@ -315,19 +280,10 @@ private:
         walk_runs([&](Archetype& a, size_t begin, size_t rows, uint64_t) { visit(a, begin, rows); });
     }
 
-    /// True when `e` passes the row filters (any-of, pairs with a target).
+    /// True when `e` passes the row filters (pairs with a target).
     [[nodiscard]] bool passes(Entity e) const {
         for (const detail::RowFilter& f : filters_) {
-            if (f.any_of) {
-                bool any = false;
-                for (size_t k = 0; k < f.ids.size(); ++k) {
-                    if (detail::QueryTextWorld::value(*world_, e, f.ids[k], f.sparse[k] != 0) != nullptr) {
-                        any = true;
-                        break;
-                    }
-                }
-                if (!any) return false;
-            } else if (f.relation == nullptr) {
+            if (f.relation == nullptr) {
                 const void* p = detail::QueryTextWorld::value(*world_, e, component_id<Parent>(), false);
                 if (p == nullptr || static_cast<const Parent*>(p)->entity != f.target) return false;
             } else {
@@ -339,21 +295,7 @@ private:
     }
     /// The value of up term `v` for `e`: self first for self_up, then the nearest ancestor having it.
     [[nodiscard]] void* up_value(const detail::ValueTerm& v, Entity e) const noexcept {
-        const World& w = *world_;
-        if (v.source == detail::ValueSource::self_up)
-            if (void* p = detail::QueryTextWorld::value(w, e, v.id, v.sparse)) return p;
-        Entity seen[detail::MAX_UP_LEVELS];
-        Entity at = e;
-        for (size_t level = 0; level < detail::MAX_UP_LEVELS; ++level) {
-            const Entity next = detail::QueryTextWorld::parent(w, v.relation, at);
-            if (next == INVALID_ENTITY || next == e) return nullptr;
-            for (size_t k = 0; k < level; ++k)
-                if (seen[k] == next) return nullptr; // a cycle above `e`
-            seen[level] = next;
-            if (void* p = detail::QueryTextWorld::value(w, next, v.id, v.sparse)) return p;
-            at = next;
-        }
-        return nullptr;
+        return detail::up_value(*world_, v.relation, e, v.id, v.sparse, v.source == detail::ValueSource::self_up);
     }
 
     template <typename Func>
@@ -439,7 +381,7 @@ private:
     std::vector<QueryTerm> terms_;
     std::vector<detail::ValueTerm> values_;
     std::vector<detail::RowFilter> filters_;
-    bool row_tested_ = false; ///< some term needs a per-row look (sparse value, up, any-of, pair target)
+    bool row_tested_ = false; ///< some term needs a per-row look (sparse value, up, pair target)
     Cache cache_;
     const Archetype* first_archetype_ = nullptr;
 };
@@ -546,23 +488,23 @@ inline DynamicQuery query_expr(World& world, std::string_view text) {
             break;
         }
         case detail::TextForm::any_of: {
-            detail::RowFilter f;
-            f.any_of = true;
+            // The cache's AnyOf group, as for the typed filter: archetypes matched on their type
+            // sets, rows tested only for enable bits and sparse alternatives.
             term.kind = TermKind::any_of;
+            std::vector<uint8_t> sparse;
             for (const detail::TextWord& w : t.any_of) {
                 ComponentTypeID id = INVALID_COMPONENT_ID;
                 if (!component(w, id)) return fail("unknown component " + detail::quote_word(w.text), w.offset);
-                for (const ComponentTypeID seen : f.ids)
+                for (const ComponentTypeID seen : term.any_of)
                     if (seen == id) return fail("component " + detail::quote_word(w.text) + " is listed twice in an any-of term", w.offset);
-                f.ids.push_back(id);
-                f.sparse.push_back(component_info(id).sparse ? 1 : 0);
+                term.any_of.push_back(id);
+                sparse.push_back(component_info(id).sparse ? 1 : 0);
+                if (component_info(id).sparse) cache.has_sparse = true;
                 if (!term.name.empty()) term.name += '|';
                 term.name += w.text;
             }
-            term.id = f.ids.front();
-            term.any_of = f.ids;
-            q.filters_.push_back(std::move(f));
-            q.row_tested_ = true;
+            term.id = term.any_of.front();
+            cache.add_any_group(term.any_of.data(), sparse.data(), term.any_of.size());
             break;
         }
         case detail::TextForm::pair: {

@@ -132,7 +132,7 @@ public:
                     return;
                 }
                 run_special([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
-                    detail::run_rows_sparse<with_entity, Terms...>(fn, arch, begin, count, absent, test, graph_->sparse());
+                    detail::run_rows_sparse<with_entity, Terms...>(fn, arch, begin, count, absent, test, graph_->sparse(), world_);
                 });
                 return;
             }
@@ -140,7 +140,7 @@ public:
             run_special([&](Archetype& arch, size_t begin, size_t count, uint64_t absent) { columns.run(fn, arch, begin, count, absent); });
             return;
         }
-        detail::run_query<with_entity, Terms...>(*graph_, *cache_, engine_->scope_depth(), fn);
+        detail::run_query<with_entity, Terms...>(*graph_, *cache_, engine_->scope_depth(), world_, fn);
     }
     /**
      * @brief each, with `fn` running concurrently for different entities through `executor`

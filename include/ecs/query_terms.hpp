@@ -34,6 +34,19 @@ struct Optional {
                   "ecs::Optional<T>: T must be a component type, not a pointer or reference");
 };
 
+/**
+ * Query term: `T` of the nearest ancestor along the exclusive relationship `R` (or `ecs::Parent`)
+ * that has `T` enabled, the entity itself excluded; the callback receives `const T*`, nullptr when no
+ * ancestor has it. Never filters. Read-only: `T` must be `const`. The walk stops after 64 levels and
+ * on a cycle.
+ */
+template <typename R, typename T>
+struct Up {};
+
+/// Query term: like Up<R, const T>, but the entity's own `T` first.
+template <typename R, typename T>
+struct SelfUp {};
+
 /// Query filter: the entity must have every one of `Ts` (not fetched).
 template <typename... Ts>
 struct With {};
@@ -125,6 +138,8 @@ struct TermTraits {
     static constexpr bool optional = false;
     static constexpr bool read_only = std::is_const_v<Term>;
     static constexpr bool valid = !std::is_pointer_v<Term> && !std::is_reference_v<Term> && !std::is_array_v<Term>;
+    static constexpr bool up = false; ///< Up / SelfUp: fetched from an ancestor
+    static constexpr bool up_read_only = true;
 };
 template <typename T>
 struct TermTraits<Optional<T>> {
@@ -134,10 +149,38 @@ struct TermTraits<Optional<T>> {
     static constexpr bool optional = true;
     static constexpr bool read_only = std::is_const_v<T>;
     static constexpr bool valid = !std::is_pointer_v<T> && !std::is_reference_v<T> && !std::is_array_v<T>;
+    static constexpr bool up = false;
+    static constexpr bool up_read_only = true;
 };
+/// Up<R, const T> and SelfUp<R, const T>: `const T*` from the entity's ancestors (self first for
+/// SelfUp); not required, read-only, fetched row by row.
+template <typename R, typename T, bool Self>
+struct UpTermTraits {
+    using component = std::remove_cv_t<T>;
+    using relation = R;
+    using pointer = const component*;
+    using param = const component*;
+    static constexpr bool optional = true;
+    static constexpr bool read_only = true;
+    static constexpr bool valid = !std::is_pointer_v<T> && !std::is_reference_v<T> && !std::is_array_v<T>;
+    static constexpr bool up = true;
+    static constexpr bool self = Self;
+    static constexpr bool up_read_only = std::is_const_v<T>;
+};
+template <typename R, typename T>
+struct TermTraits<Up<R, T>> : UpTermTraits<R, T, false> {};
+template <typename R, typename T>
+struct TermTraits<SelfUp<R, T>> : UpTermTraits<R, T, true> {};
 
 template <typename Term>
 using term_component_t = typename TermTraits<Term>::component;
+/// What makes two terms the same term: the component, or the Up / SelfUp term itself (a query may
+/// read an entity's `T` and its ancestor's).
+template <typename Term>
+using term_identity_t = std::conditional_t<TermTraits<Term>::up, Term, term_component_t<Term>>;
+/// True when a term's values are fetched row by row (a sparse type, an ancestor's value).
+template <typename Term>
+inline constexpr bool term_per_row_v = TermTraits<Term>::up || is_sparse_v<term_component_t<Term>>;
 template <typename Term>
 using term_pointer_t = typename TermTraits<Term>::pointer;
 template <typename Term>
@@ -325,7 +368,9 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
                       "ecs::IncludeDisabled{}, and for world.query only ecs::Changed<...>{}, ecs::Added<...>{})");
         static_assert(sizeof...(Terms) <= 64 && list_size<required>::value + list_size<excluded>::value <= 64,
                       "ecs query: at most 64 terms and 64 required or excluded types");
-        static_assert(distinct<term_component_t<Terms>...>::value, "ecs query: a component type is listed twice among the terms");
+        static_assert((TermTraits<Terms>::up_read_only && ...),
+                      "ecs query: an Up / SelfUp term is read-only: write ecs::Up<R, const T> (the callback gets const T*)");
+        static_assert(distinct<term_identity_t<Terms>...>::value, "ecs query: a component type is listed twice among the terms");
         static_assert(list_distinct<excluded>::value, "ecs query: a component type is listed twice in Without/Exclude");
         static_assert(lists_disjoint<required, excluded>::value,
                       "ecs query: a component type is both required (term or With) and excluded (Without/Exclude)");
@@ -349,10 +394,10 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
     static constexpr bool include_disabled = (FilterTraits<Filters>::include_disabled || ...);
     /// True when a term or a filter names a sparse type (rows are then tested one by one).
     static constexpr bool has_sparse = list_size<sparse_only_t<required>>::value + list_size<sparse_only_t<excluded>>::value +
-                                           (is_sparse_v<term_component_t<Terms>> + ... + 0) != 0 ||
+                                           (term_per_row_v<Terms> + ... + 0) != 0 ||
                                        any_sparse(any_groups{});
     /// True when a term is a sparse type (its value is fetched per row).
-    static constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
+    static constexpr bool sparse_terms = (term_per_row_v<Terms> || ...);
 };
 
 } // namespace detail

@@ -53,6 +53,7 @@
 
 #include "world/world_class.hpp"
 #include "detail/world_access.hpp"
+#include "detail/ancestors.hpp"
 #include "world/lifecycle.hpp"
 #include "world/access.hpp"
 #include "world/structural.hpp"

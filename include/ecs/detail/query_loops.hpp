@@ -50,7 +50,11 @@ template <typename Term>
 ECS_FORCEINLINE term_pointer_t<Term> term_column(Archetype& arch) noexcept {
     using P = term_pointer_t<Term>;
     const ComponentTypeID id = component_id<term_component_t<Term>>();
-    if constexpr (TermTraits<Term>::optional) {
+    if constexpr (TermTraits<Term>::up) { // never a column of the row's own archetype (runs go row by row)
+        (void)arch;
+        (void)id;
+        return nullptr;
+    } else if constexpr (TermTraits<Term>::optional) {
         return arch.has(id) ? reinterpret_cast<P>(arch.column(id).data) : nullptr;
     } else {
         return reinterpret_cast<P>(arch.column(id).data);
@@ -206,23 +210,60 @@ ECS_NOINLINE void run_query_enabled(const QueryCache& q, Func& fn) {
     }
 }
 
-/// Where a term's values come from on one run: a table column (from the run's first row) or a set.
+/**
+ * An Up / SelfUp term's state on one run: the world to walk, the run's rows, and the answer for the
+ * previous row's parent (rows sharing a parent share it: one walk per parent change, not per row).
+ * detail/ancestors.hpp reads it (AncestorLookup).
+ */
+struct UpState {
+    const World* world = nullptr;
+    const Archetype* archetype = nullptr;
+    size_t begin = 0;
+    Entity last_parent = INVALID_ENTITY;
+    const void* last_value = nullptr;
+    bool remembered = false;
+    bool resolved = false;           ///< the two below are set (first row of the run)
+    const void* parents = nullptr;   ///< ecs::Parent: the run's Parent column (nullptr: read per row)
+    const void* relation = nullptr;  ///< a relationship: its index (RelationIndex)
+    size_t chain_length = 0;
+    Entity chain[64]; ///< the ancestors the last walk passed (64 levels at most)
+};
+
+/// The fetch of an Up / SelfUp term: `static const void* fetch(UpState&, size_t i)` (detail/ancestors.hpp).
 template <typename Term>
+struct AncestorLookup;
+
+/// Where a term's values come from on one run: a table column (from the run's first row) or a set.
+template <typename Term, bool Up = TermTraits<Term>::up>
 struct TermSource {
     term_pointer_t<Term> column = nullptr;
     SparseSet* set = nullptr;
 };
+/// An Up / SelfUp term: its walk state.
+template <typename Term>
+struct TermSource<Term, true> {
+    mutable UpState up;
+};
 
 template <typename Term>
-ECS_FORCEINLINE TermSource<Term> term_source(Archetype& a, size_t begin, bool absent, const SparseRoom* room) noexcept {
+ECS_FORCEINLINE TermSource<Term> term_source(Archetype& a, size_t begin, bool absent, const SparseRoom* room,
+                                             const World* world) noexcept {
     TermSource<Term> source;
-    if constexpr (is_sparse_v<term_component_t<Term>>) {
+    if constexpr (TermTraits<Term>::up) {
+        (void)absent;
+        (void)room;
+        source.up.world = world;
+        source.up.archetype = &a;
+        source.up.begin = begin;
+    } else if constexpr (is_sparse_v<term_component_t<Term>>) {
+        (void)world;
         (void)a;
         (void)begin;
         (void)absent;
         source.set = room != nullptr ? room->set(component_id<term_component_t<Term>>()) : nullptr;
     } else {
         (void)room;
+        (void)world;
         source.column = absent ? nullptr : term_offset<Term>(term_column<Term>(a), begin);
     }
     return source;
@@ -233,7 +274,10 @@ ECS_FORCEINLINE TermSource<Term> term_source(Archetype& a, size_t begin, bool ab
 template <typename Term>
 ECS_FORCEINLINE term_param_t<Term> term_fetch(const TermSource<Term>& source, size_t i, uint32_t index) noexcept {
     using P = term_pointer_t<Term>;
-    if constexpr (is_sparse_v<term_component_t<Term>>) {
+    if constexpr (TermTraits<Term>::up) {
+        (void)index;
+        return static_cast<P>(AncestorLookup<Term>::fetch(source.up, i));
+    } else if constexpr (is_sparse_v<term_component_t<Term>>) {
         (void)i;
         if constexpr (TermTraits<Term>::optional) {
             void* p = source.set != nullptr ? source.set->find(index) : nullptr;
@@ -255,8 +299,9 @@ ECS_FORCEINLINE term_param_t<Term> term_fetch(const TermSource<Term>& source, si
 
 template <bool WithEntity, typename... Terms, typename Func, size_t... Is>
 void run_rows_sparse_impl(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, const SparseRowTest& test,
-                          const SparseRoom* room, std::index_sequence<Is...>) {
+                          const SparseRoom* room, const World* world, std::index_sequence<Is...>) {
     (void)room; // no term
+    (void)world;
     const Entity* entities = a.entities.data() + begin;
     [&](auto... sources) {
         for (size_t i = 0; i < count; ++i) {
@@ -267,38 +312,40 @@ void run_rows_sparse_impl(Func& fn, Archetype& a, size_t begin, size_t count, ui
             if constexpr (WithEntity) fn(e, term_fetch<Terms>(sources, i, e.index)...);
             else fn(term_fetch<Terms>(sources, i, e.index)...);
         }
-    }(term_source<Terms>(a, begin, ((absent >> Is) & 1u) != 0, room)...);
+    }(term_source<Terms>(a, begin, ((absent >> Is) & 1u) != 0, room, world)...);
 }
 
-/// Runs `fn` over the rows of one run that pass the sparse test, fetching sparse values per row.
+/// Runs `fn` over the rows of one run that pass the sparse test, fetching sparse values (and the
+/// ancestors' values of Up terms, from `world`) per row.
 template <bool WithEntity, typename... Terms, typename Func>
 void run_rows_sparse(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, const SparseRowTest& test,
-                     const SparseRoom* room) {
-    run_rows_sparse_impl<WithEntity, Terms...>(fn, a, begin, count, absent, test, room, std::index_sequence_for<Terms...>{});
+                     const SparseRoom* room, const World* world) {
+    run_rows_sparse_impl<WithEntity, Terms...>(fn, a, begin, count, absent, test, room, world, std::index_sequence_for<Terms...>{});
 }
 
-/// run_query for a query naming sparse types: every run (enable rules applied), row by row.
+/// run_query for a query naming sparse types or Up terms: every run (enable rules applied), row by row.
 template <bool WithEntity, typename... Terms, typename Func>
-ECS_NOINLINE void run_query_sparse(const ArchetypeGraph& graph, const QueryCache& q, Func& fn) {
+ECS_NOINLINE void run_query_sparse(const ArchetypeGraph& graph, const QueryCache& q, const World* world, Func& fn) {
     SparseRowTest test;
     if (!test.prepare(q, graph.sparse(), 0)) return;
     for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
-        run_rows_sparse<WithEntity, Terms...>(fn, a, begin, count, absent, test, graph.sparse());
+        run_rows_sparse<WithEntity, Terms...>(fn, a, begin, count, absent, test, graph.sparse(), world);
     });
 }
 
 
 /// Runs `fn` over every row of every non-empty archetype of `q`, inside an iteration scope.
 /// `graph` says whether any enable bit was ever set in the world (else the plain loop).
-/// A query naming a sparse type tests and fetches row by row.
+/// A query naming a sparse type tests and fetches row by row; so does one with an Up term (its
+/// values come from `world`).
 /// `MaybeSparse` false: the caller knows at compile time that the filters name no sparse type.
 template <bool WithEntity, typename... Terms, typename Func, bool MaybeSparse = true>
-void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth, Func& fn,
+void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth, const World* world, Func& fn,
                std::bool_constant<MaybeSparse> = {}) {
     IterationScope scope(depth);
-    constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
+    constexpr bool sparse_terms = (term_per_row_v<Terms> || ...);
     if (sparse_terms || (MaybeSparse && ECS_UNLIKELY(q.has_sparse))) {
-        run_query_sparse<WithEntity, Terms...>(graph, q, fn);
+        run_query_sparse<WithEntity, Terms...>(graph, q, world, fn);
         return;
     }
     if (ECS_UNLIKELY(graph.may_have_disabled())) {
@@ -451,12 +498,12 @@ ECS_NOINLINE void run_valued(World& world, const ArchetypeGraph& graph, const Qu
                              uint32_t* depth, Func& fn) {
     const bool outermost = depth != nullptr && *depth == 0;
     IterationScope scope(depth);
-    constexpr bool sparse_terms = (is_sparse_v<term_component_t<Terms>> || ...);
+    constexpr bool sparse_terms = (term_per_row_v<Terms> || ...);
     if (sparse_terms || q.has_sparse) {
         SparseRowTest test;
         if (!test.prepare(q, graph.sparse(), 0)) return;
         for_each_value_run(&world, q, values, nullptr, outermost, [&](Archetype& arch, size_t begin, size_t count, uint64_t absent) {
-            run_rows_sparse<WithEntity, Terms...>(fn, arch, begin, count, absent, test, graph.sparse());
+            run_rows_sparse<WithEntity, Terms...>(fn, arch, begin, count, absent, test, graph.sparse(), &world);
         });
         return;
     }

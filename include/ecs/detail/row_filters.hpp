@@ -68,10 +68,10 @@ struct QueryCache {
     PodArray<uint8_t> any_sparse;
 
     /// Adds an AnyOf group of `count` types (`sparse[i]`: type i is stored sparse).
-    void add_any_group(const ComponentTypeID* ids, const bool* sparse, size_t count) {
+    void add_any_group(const ComponentTypeID* ids, const uint8_t* sparse, size_t count) {
         for (size_t i = 0; i < count; ++i) {
             any_ids.push_back(ids[i]);
-            any_sparse.push_back(sparse[i] ? 1 : 0);
+            any_sparse.push_back(sparse[i] != 0 ? 1 : 0);
         }
         any_ends.push_back(static_cast<uint32_t>(any_ids.size()));
     }

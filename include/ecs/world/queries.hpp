@@ -43,7 +43,7 @@ void World::single(Func&& fn) {
     detail::IterationScope scope(queries_.scope_depth());
     if (ECS_UNLIKELY(found->ticks.active())) detail::touch_terms<Ts...>(*found, row, 1);
     const Entity e = found->entities[row];
-    fn(e, detail::term_fetch<Ts>(detail::term_source<Ts>(*found, row, false, graph_.sparse()), 0, e.index)...);
+    fn(e, detail::term_fetch<Ts>(detail::term_source<Ts>(*found, row, false, graph_.sparse(), this), 0, e.index)...);
 }
 
 template <typename... Terms, typename... Args>
@@ -126,7 +126,7 @@ void World::each_impl(detail::TypeList<Filters...>, Func& fn, const Args&... arg
     } else {
         ((void)args, ...);
     }
-    detail::run_query<with_entity, Terms...>(graph_, q, queries_.scope_depth(), fn, std::bool_constant<Check::has_sparse>{});
+    detail::run_query<with_entity, Terms...>(graph_, q, queries_.scope_depth(), this, fn, std::bool_constant<Check::has_sparse>{});
 }
 
 } // namespace ecs
