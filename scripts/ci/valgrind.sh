@@ -17,8 +17,12 @@ build=${ECS_VALGRIND_BUILD_DIR:-build-valgrind}
 export ECS_MODEL_STEPS=${ECS_MODEL_STEPS:-300}
 export ECS_MODEL_SEEDS=${ECS_MODEL_SEEDS:-4}
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DECS_SANITIZE=OFF -DECS_BUILD_TESTS=ON \
-  -DECS_BUILD_EXAMPLES=OFF -DECS_BUILD_BENCHMARKS=OFF -DECS_INSTALL=OFF >/dev/null
+# A build directory that exists (CI passes the test step's build/dev) is used as configured: configuring
+# it here would drop its examples, which later CI steps build.
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DECS_SANITIZE=OFF -DECS_BUILD_TESTS=ON \
+    -DECS_BUILD_EXAMPLES=OFF -DECS_BUILD_BENCHMARKS=OFF -DECS_INSTALL=OFF >/dev/null
+fi
 cmake --build "$build" --target ecs_tests ecs_assert_tests -j "${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
 
 memcheck=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full

@@ -14,6 +14,7 @@
 #include "../archetype.hpp"
 #include "../builtin/hierarchy.hpp"
 #include "../component.hpp"
+#include "../config.hpp"
 #include "../entity.hpp"
 #include "../query.hpp"
 #include "../relation.hpp"
@@ -108,39 +109,50 @@ struct UpFetch {
                   "ecs::Up<R, const T> / SelfUp<R, const T>: R must be an exclusive relationship (relation_traits<R>::exclusive) "
                   "or ecs::Parent");
 
-    static const void* fetch(UpState& state, size_t i) noexcept {
-        const World* w = state.world;
-        if (w == nullptr) return nullptr;
+    /// The value for row `i`: the previous row's answer when the parent is the same (the common case,
+    /// kept small so that it inlines into the row loop), else a walk.
+    ECS_FORCEINLINE static const void* fetch(UpState& state, size_t i) noexcept {
+        if (state.world == nullptr) return nullptr;
         const Entity e = state.archetype->entities[state.begin + i];
-        const ComponentTypeID id = component_id<T>();
-        constexpr bool sparse = is_sparse_v<T>;
         if constexpr (Traits::self)
-            if (void* p = enabled_value(*w, e, id, sparse)) return p;
-        if (!state.resolved) { // once per run: the relationship's index, or the run's Parent column
-            state.resolved = true;
-            if constexpr (by_parent) {
-                const Archetype& a = *state.archetype;
-                const ComponentTypeID pid = component_id<Parent>();
-                if (a.has(pid) && !a.enable.any()) state.parents = a.column(pid).data;
-            } else {
-                state.relation = relation_index(*w, relation_type<R>());
-            }
-        }
-        const RelationIndex* index = static_cast<const RelationIndex*>(state.relation);
-        if (!by_parent && index == nullptr) return nullptr; // never related: no parent anywhere
-        Entity parent = INVALID_ENTITY;
+            if (void* p = enabled_value(*state.world, e, component_id<T>(), is_sparse_v<T>)) return p;
+        if (ECS_UNLIKELY(!state.resolved)) resolve(state);
+        Entity parent;
         if (by_parent && state.parents != nullptr) {
             parent = static_cast<const Parent*>(state.parents)[state.begin + i].entity;
-            if (!(state.remembered && parent == state.last_parent) && live_record(*w, parent) == nullptr) parent = INVALID_ENTITY;
+            if (!(state.remembered && parent == state.last_parent) && live_record(*state.world, parent) == nullptr)
+                parent = INVALID_ENTITY;
         } else {
-            parent = parent_of(*w, by_parent, index, e);
+            if (!by_parent && state.relation == nullptr) return nullptr; // never related: no parent anywhere
+            parent = parent_of(*state.world, by_parent, static_cast<const RelationIndex*>(state.relation), e);
         }
         if (state.remembered && parent == state.last_parent) { // the previous row's walk, unless it passed `e`
             bool through_e = false;
             for (size_t k = 0; k < state.chain_length && !through_e; ++k) through_e = state.chain[k] == e;
             if (!through_e) return state.last_value;
         }
-        // The walk, keeping the ancestors it passed (for the check above).
+        return walk(state, e, parent);
+    }
+
+private:
+    /// Once per run: the relationship's index, or the run's Parent column (when no enable bit can
+    /// hide a row's Parent).
+    ECS_NOINLINE static void resolve(UpState& state) noexcept {
+        state.resolved = true;
+        if constexpr (by_parent) {
+            const Archetype& a = *state.archetype;
+            const ComponentTypeID pid = component_id<Parent>();
+            if (a.has(pid) && !a.enable.any()) state.parents = a.column(pid).data;
+        } else {
+            state.relation = relation_index(*state.world, relation_type<R>());
+        }
+    }
+
+    /// The walk from `parent`, keeping the ancestors it passed (for the check in fetch).
+    ECS_NOINLINE static const void* walk(UpState& state, Entity e, Entity parent) noexcept {
+        const World& w = *state.world;
+        const RelationIndex* index = static_cast<const RelationIndex*>(state.relation);
+        const ComponentTypeID id = component_id<T>();
         state.chain_length = 0;
         const void* value = nullptr;
         bool met_e = false;
@@ -154,11 +166,11 @@ struct UpFetch {
             for (size_t k = 0; k < state.chain_length && !cycle; ++k) cycle = state.chain[k] == at;
             if (cycle) break;
             state.chain[state.chain_length++] = at;
-            if (void* p = enabled_value(*w, at, id, sparse)) {
+            if (void* p = enabled_value(w, at, id, is_sparse_v<T>)) {
                 value = p;
                 break;
             }
-            at = parent_of(*w, by_parent, index, at);
+            at = parent_of(w, by_parent, index, at);
         }
         state.remembered = !met_e;
         state.last_parent = parent;
