@@ -37,6 +37,7 @@
 #include "detail/relation_snapshot.hpp" // the relationship section, register_relation
 #include "detail/snapshot_io.hpp"       // framing, checksum, readers and writers of bytes
 #include "detail/snapshot_loader.hpp"   // SnapshotLoader
+#include "detail/snapshot_merge.hpp"    // LoadMode, EntityMap, merge_world
 #include "detail/snapshot_registry.hpp" // register_component, register_resource, DeserializeResult
 #include "detail/snapshot_writer.hpp"   // write_snapshot
 #include "world.hpp"
@@ -144,6 +145,51 @@ inline DeserializeResult deserialize(World& world, std::istream& in) {
         result = loader.run();
     } // a failed load is rolled back here
     if (!result) in.setstate(std::ios_base::failbit);
+    return result;
+}
+
+/**
+ * @brief Loads the snapshot read from `in` into `world` in mode `mode`, and records in `map` the
+ *        handle each loaded entity got (`map[handle in the snapshot]`; cleared first).
+ *
+ * - LoadMode::replace: exactly deserialize(world, in) (`world` has no live entity; the handles are
+ *   the snapshot's own, so `map` maps each to itself).
+ * - LoadMode::merge: `world` keeps its entities, resources and everything else; the snapshot's live
+ *   entities are added under new handles (the next ones `world` would create). Their Entity fields
+ *   are remapped through the map: fields of reflected components (ECS_REFLECT or a runtime layout,
+ *   nested types and arrays included), Parent, Children, and relationship pairs (both ends). A
+ *   handle the snapshot does not hold alive becomes INVALID_ENTITY (a Children list drops it); handles
+ *   inside components without reflection are copied unchanged. Names, enable bits and sparse
+ *   components come along; the snapshot's resources are NOT loaded (the world's own stay); tracked
+ *   types count as added now. `on_add` hooks do not fire, as for deserialize().
+ *
+ * All or nothing: the snapshot is first loaded, with every check of deserialize(), into a world of
+ * its own; a damaged snapshot (result as deserialize) or a loaded name another entity of `world`
+ * already holds (name_taken) leaves `world` and `map` unchanged. Memory: the loaded entities are
+ * built once and then moved (one relocation per value).
+ *
+ * @pre `world` is not iterating (refused: target_iterating). Complexity: O(snapshot) plus
+ *      O(archetypes of the snapshot) lookups in `world`.
+ */
+inline DeserializeResult deserialize(World& world, std::istream& in, LoadMode mode, EntityMap& map) {
+    if (mode == LoadMode::replace) {
+        DeserializeResult result = deserialize(world, in);
+        if (!result) return result;
+        map.clear();
+        for (const Archetype* a : detail::WorldAccess::archetypes(world))
+            for (const Entity e : a->entities) map.set(e, e);
+        return result;
+    }
+    DeserializeResult result;
+    if (!ECS_CHECK(!detail::WorldAccess::iterating(world), "deserialize: called during iteration")) {
+        result.error = DeserializeError::target_iterating;
+        result.message = "deserialize: target world is iterating";
+        return result;
+    }
+    World loaded;
+    result = deserialize(loaded, in);
+    if (!result) return result;
+    if (!detail::merge_world(loaded, world, map, result)) in.setstate(std::ios_base::failbit);
     return result;
 }
 

@@ -129,6 +129,11 @@ public:
         free_.push_back_unchecked(slot); // grow() keeps room for every slot
     }
 
+    /// Forgets every member without destroying its value (the values were relocated elsewhere).
+    void clear_relocated() noexcept {
+        for (size_t i = 0; i < sparse_.size() && size_ != 0; ++i)
+            if (sparse_.data()[i] != 0) erase(static_cast<uint32_t>(i), false);
+    }
     /// Destroys every value; keeps the pages.
     void clear() noexcept {
         for (size_t i = 0; i < sparse_.size() && size_ != 0; ++i)

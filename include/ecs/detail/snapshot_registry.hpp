@@ -394,6 +394,9 @@ enum class DeserializeError : uint8_t {
     dangling_relation,     ///< a pair names an entity that is not alive in the snapshot
     bad_relation,          ///< pairs that cannot be (listed twice, several targets of an exclusive type,
                            ///< bad positions, a HasRelation tag without pairs or pairs without it)
+    // Loading into a live world (LoadMode::merge) and change streams (apply_changes):
+    name_taken,            ///< merge: a loaded entity's name is already another entity's in the target
+    base_mismatch,         ///< apply_changes: the stream was made against a state the target is not in
 };
 
 /// @brief Short English name of `error` ("truncated", ...).
@@ -424,6 +427,8 @@ enum class DeserializeError : uint8_t {
     case DeserializeError::unknown_relation: return "unknown relationship";
     case DeserializeError::dangling_relation: return "dangling relationship";
     case DeserializeError::bad_relation: return "bad relationship";
+    case DeserializeError::name_taken: return "name taken";
+    case DeserializeError::base_mismatch: return "base mismatch";
     }
     return "unknown error";
 }

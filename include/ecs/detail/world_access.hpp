@@ -62,6 +62,14 @@ struct WorldAccess {
     /// Allocates a slot and appends a row for it in `arch`. The row's non-tag columns are
     /// UNINITIALISED: construct every one of them before any other world call.
     static Entity spawn(World& w, Archetype& arch, uint32_t& row) { return w.spawn(arch, row); }
+    /// Gives row `row` of `arch` (filled, its handle not yet this world's) a new slot of `w` and
+    /// returns the handle, written into the row (merge loading).
+    static Entity adopt_row(World& w, Archetype& arch, uint32_t row) {
+        const Entity e = w.entities_.allocate();
+        w.entities_.place(e.index, &arch, row);
+        arch.entities[row] = e;
+        return e;
+    }
     /// Makes the reserved slot `slot` live in a new row of `arch` (prefab.hpp; same contract as spawn).
     static Entity spawn_reserved(World& w, Entity slot, Archetype& arch, uint32_t& row) {
         return w.spawn_reserved(slot, arch, row);
