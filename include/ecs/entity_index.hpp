@@ -14,6 +14,11 @@
  * free-list link). place_reserved() makes it live at exactly that handle; cancel_reservation() frees
  * it with its generation bumped, as if an entity had lived and died there.
  *
+ * Structure stamps (change streams, serialize_changes): once the world's change-detection clock
+ * exists (stamp_with), every slot also carries the tick of its last structural change: created,
+ * destroyed, reserved or freed here; moved to another archetype, renamed, related, enabled or
+ * disabled by the World's rooms (stamp()). A world without a tracked type pays one predictable branch.
+ *
  * Thread-safety: none of its own; it is part of one World (one writer at a time). Concurrent readers
  * (alive, operator[]) are safe while nobody writes.
  */
@@ -23,6 +28,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "change_detection.hpp"
 #include "config.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
@@ -90,6 +96,7 @@ public:
             index = static_cast<uint32_t>(records_.size());
             records_.push_back(EntityRecord{});
         }
+        stamp(index);
         return Entity{index, records_[index].generation};
     }
     /// Makes the slot allocated by allocate() live at `row` of `arch`.
@@ -97,6 +104,7 @@ public:
         records_[index].archetype = arch;
         records_[index].row = row;
         ++alive_count_;
+        stamp(index);
     }
     /// Frees the live slot of `e`: its generation is bumped (0 is skipped) and it goes to the free list.
     ECS_FORCEINLINE void release(Entity e) noexcept {
@@ -107,11 +115,13 @@ public:
         if (++r.generation == 0) r.generation = 1; // wrapped: 0 stays the never-issued generation
         free_head_ = index;
         --alive_count_;
+        stamp(index);
     }
     /// Returns a slot taken by allocate() but never placed to the free list, generation unchanged.
     void unallocate(uint32_t index) noexcept {
         records_[index].row = free_head_;
         free_head_ = index;
+        stamp(index);
     }
 
     // -- reserved slots (deferred creation) ---------------------------------------------------------
@@ -146,6 +156,7 @@ public:
         r.generation = next_generation(r.generation);
         free_head_ = e.index;
         --reserved_count_;
+        stamp(e.index);
     }
     /// Number of reserved slots.
     [[nodiscard]] size_t reserved_count() const noexcept { return reserved_count_; }
@@ -171,6 +182,7 @@ public:
             r.row = head;
             r.generation = next_generation(r.generation);
             head = index;
+            stamp(index);
         }
         free_head_ = head;
         alive_count_ -= n;
@@ -190,6 +202,48 @@ public:
             records_[slot].row = free_head_;
             free_head_ = slot;
         }
+        stamp_all();
+    }
+    /// Grows the index to `n` slots (new ones dead, generation 1, on no free list; change streams).
+    void ensure_slots(size_t n) {
+        while (records_.size() < n) records_.push_back(EntityRecord{});
+        if (clock_ != nullptr) stamps_.resize(records_.size(), 0u);
+    }
+    /// Makes dead slot `index` hold generation `generation` and free-list link `link` (change
+    /// streams; the caller sets the free list's head). @pre the slot is neither live nor reserved.
+    void set_dead(uint32_t index, uint32_t generation, uint32_t link) noexcept {
+        records_[index].generation = generation;
+        records_[index].row = link;
+        stamp(index);
+    }
+    /// Makes `head` the slot the next allocate() takes (0: none). @pre see set_dead.
+    void set_free_head(uint32_t head) noexcept { free_head_ = head; }
+    /// The slot the next allocate() takes when the free list is not empty (0: none).
+    [[nodiscard]] uint32_t free_head() const noexcept { return free_head_; }
+
+    // -- structure stamps (see the file comment) ----------------------------------------------------
+
+    /// Starts (or keeps) stamping with `clock` (the world's, created by its first tracked type).
+    /// Slots changed before count as changed at tick 0.
+    void stamp_with(const detail::ChangeClock* clock) {
+        clock_ = clock;
+        if (clock != nullptr && stamps_.size() < records_.size()) stamps_.resize(records_.size(), 0u);
+    }
+    /// True when structural changes are stamped.
+    [[nodiscard]] ECS_FORCEINLINE bool stamping() const noexcept { return clock_ != nullptr; }
+    /// Records that slot `index` changed structurally now (no-op without a clock).
+    ECS_FORCEINLINE void stamp(uint32_t index) noexcept {
+        if (ECS_UNLIKELY(clock_ != nullptr)) stamp_now(index);
+    }
+    /// Stamps every slot now (the records were rebuilt wholesale: a snapshot load).
+    void stamp_all() noexcept {
+        if (clock_ == nullptr) return;
+        stamps_.resize(records_.size(), 0u);
+        for (size_t i = 0; i < stamps_.size(); ++i) stamps_.data()[i] = clock_->now;
+    }
+    /// The tick of slot `index`'s last structural change (0: before stamping began).
+    [[nodiscard]] uint32_t stamp_of(uint32_t index) const noexcept {
+        return index < stamps_.size() ? stamps_.data()[index] : 0u;
     }
     /// Becomes a copy of `other`: the same records, generations and free list (World::copy_from),
     /// each live record's archetype replaced by `twin(archetype)` (this world's copy of it), in the
@@ -210,6 +264,10 @@ public:
         free_head_ = other.free_head_;
         alive_count_ = other.alive_count_;
         reserved_count_ = 0;
+        if (clock_ != nullptr) { // the stamps too: a delta since the copy's tick starts from equal stamps
+            stamps_.resize(n, 0u);
+            for (size_t i = 0; i < n; ++i) stamps_.data()[i] = other.stamp_of(static_cast<uint32_t>(i));
+        }
         if (other.reserved_count_ == 0) return;
         std::vector<uint32_t> slots = other.reserved_slots();
         for (uint32_t slot : slots) {
@@ -227,6 +285,10 @@ public:
         free_head_ = 0;
         alive_count_ = 0;
         reserved_count_ = 0;
+        if (clock_ != nullptr) {
+            stamps_.resize(1, 0u);
+            stamps_.data()[0] = clock_->now;
+        }
     }
     /// Checks the free list: every free slot is in range, dead and listed once, and free + live +
     /// reserved + 1 slots make up the index. `live` is the number of rows found in archetypes.
@@ -251,7 +313,15 @@ public:
     size_t& alive_count_ref() noexcept { return alive_count_; }
 
 private:
+    /// stamp()'s body: grows the stamps to the records (which paths outside this class may grow).
+    ECS_NOINLINE void stamp_now(uint32_t index) noexcept {
+        if (index >= stamps_.size()) stamps_.resize(records_.size() > index ? records_.size() : size_t(index) + 1, 0u);
+        stamps_.data()[index] = clock_->now;
+    }
+
     detail::PodArray<EntityRecord> records_; ///< grown with realloc (no copy into fresh pages)
+    const detail::ChangeClock* clock_ = nullptr; ///< the world's clock once a type is tracked
+    detail::PodArray<uint32_t> stamps_;          ///< per slot: tick of its last structural change
     uint32_t free_head_ = 0;                 ///< most recently freed slot (0: none)
     size_t alive_count_ = 0;
     size_t reserved_count_ = 0;              ///< slots taken by reserve(), not yet placed or cancelled

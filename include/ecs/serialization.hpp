@@ -34,6 +34,7 @@
 #include <ostream>
 #include <streambuf>
 
+#include "detail/change_stream.hpp"     // ChangeWriter, ChangeApplier
 #include "detail/relation_snapshot.hpp" // the relationship section, register_relation
 #include "detail/snapshot_io.hpp"       // framing, checksum, readers and writers of bytes
 #include "detail/snapshot_loader.hpp"   // SnapshotLoader
@@ -190,6 +191,71 @@ inline DeserializeResult deserialize(World& world, std::istream& in, LoadMode mo
     result = deserialize(loaded, in);
     if (!result) return result;
     if (!detail::merge_world(loaded, world, map, result)) in.setstate(std::ios_base::failbit);
+    return result;
+}
+
+/**
+ * @brief Writes what changed in `world` after tick `since` (exclusive) as a change stream (SPEC
+ *        §3.27): every entity slot whose structure changed (created, destroyed, a component added
+ *        or removed, renamed, related, enabled or disabled) whole, and the values of tracked types
+ *        (track_changes) written on the other entities. Then closes the current tick: writes after
+ *        this call carry a later one.
+ *
+ * The receiver applies it with apply_changes(). `since` is where the receiver's copy stands: the
+ * sender's change_tick() right after the previous serialize_changes (it closes the tick it
+ * sends), which is also DeserializeResult::tick of that stream's apply_changes; or, for a replica
+ * made with copy_from, the replica's change_tick() right after the copy (copy_from closes the
+ * source's open tick, and both worlds then answer the same change_tick()).
+ *
+ * @pre The world tracks at least one type (its clock exists; asserted, failbit, nothing written):
+ *      structure stamps start with the clock, so a receiver's `since` must come after the first
+ *      track_changes. Every component type on a changed entity is registered (register_component;
+ *      asserted, failbit). No deferred creation is pending (asserted, failbit). Not during iteration.
+ * Complexity: O(slots) for the stamps, O(rows of tracked types) for their ticks (archetypes and
+ * columns with nothing newer skipped whole), plus the bytes written.
+ */
+inline void serialize_changes(const World& world, uint32_t since, std::ostream& out) {
+    if (!ECS_CHECK(detail::WorldAccess::graph(world).clock() != nullptr,
+                   "serialize_changes: the world tracks no type (call track_changes<T>() first: its clock stamps the changes)")) {
+        out.setstate(std::ios_base::failbit);
+        return;
+    }
+    if (!ECS_CHECK(detail::WorldAccess::reserved_count(world) == 0,
+                   "serialize_changes: deferred creations are pending (flush_deferred() first)")) {
+        out.setstate(std::ios_base::failbit);
+        return;
+    }
+    detail::ChangeWriter writer(world, since);
+    if (!ECS_CHECK(writer.build(), writer.message().c_str())) {
+        out.setstate(std::ios_base::failbit);
+        return;
+    }
+    writer.write(out);
+    ++detail::WorldAccess::graph(world).clock()->now; // later writes are after what was sent
+}
+
+/**
+ * @brief Applies a change stream written by serialize_changes() to `world`, a replica of the
+ *        sender as of the stream's `since`: afterwards it holds the sender's entities, handles,
+ *        generations and free list, values, names, enable bits and pairs as they were when written.
+ *
+ * All or nothing: the frame and body checksums, every count against the bytes left, every name,
+ * every payload (deserialized into storage of its own) and every handle against `world` (the
+ * entities a value or pair names must exist there as the stream expects; the free list must come
+ * out whole) are checked before anything changes. A damaged or mismatched stream leaves `world`
+ * as it was and says why (checksum_mismatch, truncated, unknown_component, base_mismatch, ...).
+ * Applying goes through the world's own operations, so hooks and observers fire as for the same
+ * calls made by hand, tracked values count as changed (Changed<T> on the replica sees them), and the
+ * replica's clock is raised to the stream's tick (DeserializeResult::tick, the next `since`).
+ * Relationship pairs keep each source's target order; the order of a target's sources may differ.
+ * Values are moved into place: a type that is neither copyable nor default-constructible can be
+ * updated, but not added to an entity (refused).
+ * @pre Not during iteration (refused); no deferred creation pending in `world` (refused).
+ */
+inline DeserializeResult apply_changes(World& world, std::istream& in) {
+    detail::ChangeApplier applier(world, in);
+    DeserializeResult result = applier.run();
+    if (!result) in.setstate(std::ios_base::failbit);
     return result;
 }
 

@@ -266,7 +266,7 @@ TEST_CASE("copy_from: ticks and the change clock are copied", "[rollback]") {
     seen.each([&](Entity, const Position&) { ++n; });
     CHECK(n == 2);
     src.get<Position>(b).x = 3; // changed after the run
-    CHECK(src.change_tick() > 1);
+    CHECK(src.change_tick() >= 1);
     World dst;
     dst.copy_from(src);
     CHECK(dst.tracks_changes<Position>());
@@ -288,7 +288,7 @@ TEST_CASE("copy_from: ticks and the change clock are copied", "[rollback]") {
     CHECK(in_src == std::vector<Entity>{b});
     CHECK(in_dst == in_src);
     CHECK(dst.change_tick() == src.change_tick());
-    CHECK(World{}.change_tick() == 1);
+    CHECK(World{}.change_tick() == 0);
 }
 
 TEST_CASE("copy_from: copyable resources follow; non-copyable ones stay", "[rollback]") {

@@ -445,6 +445,9 @@ struct DeserializeResult {
     uint64_t offset = 0;
     /// On error: what is wrong, with the offset, in English. Empty on success.
     std::string message;
+    /// apply_changes on success: the sender's clock when it wrote the stream (the `since` of the
+    /// next delta). 0 otherwise.
+    uint32_t tick = 0;
 
     explicit operator bool() const noexcept { return error == DeserializeError::none; }
 };

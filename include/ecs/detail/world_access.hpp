@@ -42,7 +42,10 @@ struct WorldAccess {
     static const QueryEngine& queries(const World& w) noexcept { return w.queries_; }
     static const ArchetypeGraph& graph(const World& w) noexcept { return w.graph_; }
     /// Starts tracking `id` in `w` (World::track_changes by id).
-    static void track(World& w, ComponentTypeID id) { w.graph_.track(id); }
+    static void track(World& w, ComponentTypeID id) {
+        w.graph_.track(id);
+        w.entities_.stamp_with(w.graph_.clock());
+    }
     /// The entity names: `names(w).each(fn(Entity, std::string_view))` enumerates them (slot order);
     /// `names(w).set(e, name)` sets one without asserting (false: taken by another entity).
     static NameIndex& names(World& w) noexcept { return w.names_; }
@@ -62,6 +65,40 @@ struct WorldAccess {
     /// Allocates a slot and appends a row for it in `arch`. The row's non-tag columns are
     /// UNINITIALISED: construct every one of them before any other world call.
     static Entity spawn(World& w, Archetype& arch, uint32_t& row) { return w.spawn(arch, row); }
+    /// The entity index (change streams read the structure stamps and rebuild slots).
+    static EntityIndex& entities(World& w) noexcept { return w.entities_; }
+    static const EntityIndex& entities(const World& w) noexcept { return w.entities_; }
+    /// Makes dead slot `e.index` live with generation `e.generation`, in the empty archetype (change
+    /// streams). @pre the slot is dead, not reserved; the caller sets the free list afterwards.
+    static void revive(World& w, Entity e) {
+        EntityRecord& r = w.entities_[e.index];
+        r.generation = e.generation;
+        Archetype& empty = *w.graph_.empty_archetype();
+        const uint32_t row = empty.push_entity(e);
+        w.entities_.place(e.index, &empty, row);
+    }
+    /// Disables (`off`) or enables component `id` of `e`, or `e` itself for INVALID_COMPONENT_ID,
+    /// through the commit point. @pre `e` alive and holding `id`.
+    static void set_disabled(World& w, Entity e, ComponentTypeID id, bool off) {
+        if (off) w.graph_.note_disabled(); // queries stop skipping the enable tests (sticky)
+        w.toggle_observed(e, id, off);
+    }
+    /// World::relate and unrelate_all by relationship type info (change streams).
+    static void relate(World& w, const RelationTypeInfo& info, Entity source, Entity target) {
+        RelationIndex& index = w.relations_.ensure(info);
+        if (index.find(source.index, target) != RelationIndex::NPOS) return;
+        if (info.exclusive && index.target_count(source.index) != 0) w.relations_.unlink(index, source.index, 0);
+        w.relations_.link(index, source, target);
+        w.entities_.stamp(source.index);
+        if (!w.arch_of(source).has(info.marker)) (void)w.add_raw(source, info.marker, nullptr);
+    }
+    static void unrelate_all(World& w, const RelationTypeInfo& info, Entity source) {
+        RelationIndex* index = w.relations_.find(info.id);
+        if (index == nullptr || index->target_count(source.index) == 0) return;
+        while (index->target_count(source.index) != 0) w.relations_.unlink(*index, source.index, index->target_count(source.index) - 1);
+        w.entities_.stamp(source.index);
+        w.remove_id(source, info.marker);
+    }
     /// Gives row `row` of `arch` (filled, its handle not yet this world's) a new slot of `w` and
     /// returns the handle, written into the row (merge loading).
     static Entity adopt_row(World& w, Archetype& arch, uint32_t row) {

@@ -19,7 +19,7 @@ inline void World::set_name(Entity e, std::string_view name) {
     if (!ECS_CHECK(alive(e), detail::entity_message("World::set_name", {}, e, "is not alive"))) return;
     if (!ECS_CHECK(name.size() <= MAX_ENTITY_NAME_LENGTH, "World::set_name: name longer than MAX_ENTITY_NAME_LENGTH"))
         return;
-    (void)ECS_CHECK(names_.set(e, name), names_.taken_message("World::set_name", name));
+    if (ECS_CHECK(names_.set(e, name), names_.taken_message("World::set_name", name))) entities_.stamp(e.index);
 }
 
 template <typename T>

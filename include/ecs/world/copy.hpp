@@ -53,10 +53,14 @@ inline void World::copy_from(const World& src) {
     if (!detail::WorldCloner::copyable(src, "World::copy_from", "the world is left unchanged")) return;
     deferred_.clear(); // their reserved slots are overwritten with src's records below
 
-    // The clock and the tracked types first, so rows created below get their tick columns.
+    // The clock and the tracked types first, so rows created below get their tick columns. src's
+    // current tick is closed first: this copy holds src as of change_tick(), src's later writes
+    // come after it (the since of a change stream, serialize_changes).
     if (src.graph_.any_tracked()) {
+        ++src.graph_.clock()->now;
         for (ComponentTypeID id = 0; id < ECS_MAX_COMPONENTS; ++id)
             if (src.graph_.tracks(id)) graph_.track(id);
+        entities_.stamp_with(graph_.clock());
         graph_.clock()->now = src.graph_.clock()->now;
     }
 
@@ -107,11 +111,13 @@ inline void World::copy_from(const World& src) {
     resources_.copy_from(src.resources_);
 }
 
-/// The change-detection clock (SPEC §3.13): the tick the next write is stamped with; 1 (the clock's
-/// start) while no type is tracked.
+/// The change-detection clock (SPEC §3.13) as a `since`: the last closed tick. Every write so far
+/// carries at most this tick plus one (the open tick, which copy_from and serialize_changes close),
+/// so a change stream since the value read right after those calls holds exactly the later writes.
+/// 0 while no type is tracked.
 inline uint32_t World::change_tick() const noexcept {
     const detail::ChangeClock* clock = graph_.clock();
-    return clock != nullptr ? clock->now : 1;
+    return clock != nullptr ? clock->now - 1 : 0;
 }
 
 } // namespace ecs

@@ -24,7 +24,7 @@ ECS_FORCEINLINE void World::disable(Entity e) {
     if (!arch_of(r).has(id)) return;
     graph_.note_disabled(); // queries stop skipping the enable tests (sticky)
     if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, id, true);
-    arch_of(r).set_disabled(id, r.row, true);
+    if (arch_of(r).set_disabled(id, r.row, true)) entities_.stamp(e.index);
 }
 
 template <typename T>
@@ -35,7 +35,7 @@ ECS_FORCEINLINE void World::enable(Entity e) {
     const EntityRecord& r = entities_[e.index];
     if (!arch_of(r).has(id)) return;
     if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, id, false);
-    arch_of(r).set_disabled(id, r.row, false);
+    if (arch_of(r).set_disabled(id, r.row, false)) entities_.stamp(e.index);
 }
 
 template <typename T>
@@ -56,6 +56,7 @@ inline void World::disable(Entity e) {
     if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, INVALID_COMPONENT_ID, true);
     const EntityRecord& r = entities_[e.index];
     arch_of(r).enable.set_entity(r.row, true);
+    entities_.stamp(e.index);
 }
 
 inline void World::enable(Entity e) {
@@ -63,6 +64,7 @@ inline void World::enable(Entity e) {
     if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, INVALID_COMPONENT_ID, false);
     const EntityRecord& r = entities_[e.index];
     arch_of(r).enable.set_entity(r.row, false);
+    entities_.stamp(e.index);
 }
 
 inline bool World::enabled(Entity e) const noexcept {
@@ -76,7 +78,7 @@ inline void World::toggle_sparse(Entity e, ComponentTypeID id, bool off) {
     detail::SparseSet* set = graph_.sparse()->set(id);
     if (set == nullptr || !set->contains(e.index)) return;
     if (ECS_UNLIKELY(observers_.any_query())) return toggle_observed(e, id, off);
-    set->set_disabled(e.index, off);
+    if (set->set_disabled(e.index, off)) entities_.stamp(e.index);
 }
 
 inline void World::toggle_observed(Entity e, ComponentTypeID id, bool off) {

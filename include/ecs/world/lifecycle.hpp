@@ -62,7 +62,10 @@ void World::destroy_entity(Entity e) {
             return true;
         },
         [&] {
-            if constexpr (Related) relations_.detach(e); // after the hooks: they may read the pairs
+            if constexpr (Related) {
+                if (ECS_UNLIKELY(entities_.stamping())) stamp_sources(e); // they lose a pair
+                relations_.detach(e); // after the hooks: they may read the pairs
+            }
             const EntityRecord& rec = entities_[e.index]; // re-read: a hook may have moved it
             const uint32_t row = rec.row;
             const Entity moved = arch_of(rec).erase_row(row);

@@ -58,6 +58,7 @@ void World::track_changes() {
     const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
     if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::track_changes: too many component types (raise ECS_MAX_COMPONENTS)")) return;
     graph_.track(id);
+    entities_.stamp_with(graph_.clock()); // structure stamps start with the clock
 }
 
 template <typename T>

@@ -101,6 +101,7 @@ void World::relate(Entity source, Entity target) {
     if (index.find(source.index, target) != detail::RelationIndex::NPOS) return;
     if (info.exclusive && index.target_count(source.index) != 0) relations_.unlink(index, source.index, 0);
     relations_.link(index, source, target);
+    entities_.stamp(source.index);
     // The tag after the pair: its on_add / on_enter hooks see the pair.
     if (!arch_of(source).has(info.marker)) add<detail::HasRelation<R>>(source);
 }
@@ -117,6 +118,7 @@ void World::unrelate(Entity source, Entity target) {
                                                          info.type_name, source)))
         return;
     relations_.unlink(*index, source.index, k);
+    entities_.stamp(source.index);
     if (index->target_count(source.index) == 0) remove_id(source, info.marker);
 }
 
@@ -130,6 +132,7 @@ void World::unrelate_all(Entity source) {
                                                          info.type_name, source)))
         return;
     while (index->target_count(source.index) != 0) relations_.unlink(*index, source.index, index->target_count(source.index) - 1);
+    entities_.stamp(source.index);
     remove_id(source, info.marker);
 }
 
@@ -156,6 +159,13 @@ ECS_NOINLINE inline void World::relations_destroy(Entity e) {
         destroy_entity<true>(e);
     }
     drain_relations();
+}
+
+inline void World::stamp_sources(Entity e) {
+    relations_.each_index([&](const detail::RelationIndex& index) {
+        if (const detail::LinkList* sources = index.sources_of(e.index))
+            for (uint32_t k = 0; k < sources->size(); ++k) entities_.stamp((*sources)[k].other.index);
+    });
 }
 
 /// Runs the follow-up work detach queued (LIFO); a nested call leaves it to the running one.

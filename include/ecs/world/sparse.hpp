@@ -86,6 +86,7 @@ void World::add_sparse(Entity e, V&& value) {
     if constexpr (std::is_nothrow_constructible_v<C, V&&>) {
         if (ECS_LIKELY(!observers_.any()) && !set.contains(e.index)) { // the plain path: no hook to run
             ::new (set.insert(e)) C(std::forward<V>(value));
+            entities_.stamp(e.index);
             return;
         }
     }
@@ -147,6 +148,7 @@ void World::remove_sparse(Entity e) {
         const uint32_t slot = set->slot_of(e.index) - 1;
         if constexpr (!std::is_trivially_destructible_v<C> && !detail::is_tag_v<C>) static_cast<C*>(set->at(slot))->~C();
         set->release(e.index, slot);
+        entities_.stamp(e.index);
         return;
     }
     remove_sparse_id(e, id);

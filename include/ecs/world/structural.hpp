@@ -65,11 +65,13 @@ template <typename Prepare, typename Move, typename Hooks>
 ECS_FORCEINLINE bool World::commit(Entity& e, detail::Notice& notice, Prepare&& prepare, Move&& move, Hooks&& hooks) {
     if (ECS_LIKELY(!observers_.any())) {
         move();
+        entities_.stamp(e.index); // enable flips and sparse changes move no row (slot 0 when refused: harmless)
         return true;
     }
     if (notice.leave && observers_.any_query()) observers_.fire_leave(*this, lookup(), e, notice.after, notice.exact);
     if (!prepare()) return false;
     move();
+    entities_.stamp(e.index);
     hooks();
     if (notice.enter && observers_.any_query()) observers_.fire_enter(*this, lookup(), e, notice.before, notice.exact);
     return true;
@@ -211,6 +213,7 @@ ECS_FORCEINLINE uint32_t World::migrate(EntityRecord& rec, Entity e, Archetype& 
     if (m.filled_by != INVALID_ENTITY) entities_[m.filled_by.index].row = rec.row;
     rec.archetype = &dst; // the records did not reallocate: no entity was created
     rec.row = m.dst_row;
+    entities_.stamp(e.index);
     return m.dst_row;
 }
 
@@ -241,6 +244,7 @@ ECS_FORCEINLINE World::PlainMove World::move_plain(Entity e, ComponentTypeID id)
     if (m.filled_by != INVALID_ENTITY) entities_[m.filled_by.index].row = src_row;
     rec.archetype = dst;
     rec.row = m.dst_row;
+    entities_.stamp(e.index);
     if constexpr (Adding) {
         const ComponentColumn& c = dst->columns.data()[dst->column_index[id]];
         return {c.data + size_t(m.dst_row) * c.elem_size, true};
@@ -373,6 +377,7 @@ struct StructuralOps {
         EntityRecord& rec = w.entities_[e.index]; // no entity was created: the records did not move
         rec.archetype = &dst;
         rec.row = dst_row;
+        w.entities_.stamp(e.index);
         if (ECS_UNLIKELY(dst.ticks.active()))
             for (size_t i = 0; i < N; ++i)
                 if (!((fresh >> i) & 1u)) dst.touch(ids[i], dst_row); // an overwrite is a change
@@ -568,6 +573,7 @@ struct StructuralOps {
         EntityRecord& rec = w.entities_[e.index];
         rec.archetype = &dst;
         rec.row = dst_row;
+        w.entities_.stamp(e.index);
     }
 
     /// emplace over an existing `T`: destroy, then construct in the same slot. An argument may refer
@@ -664,6 +670,8 @@ struct StructuralOps {
             rec.archetype = &dst;
             rec.row = base + static_cast<uint32_t>(r);
         }
+        if (ECS_UNLIKELY(w.entities_.stamping()))
+            for (size_t r = 0; r < rows; ++r) w.entities_.stamp(moved[r].index);
         return rows;
     }
 
