@@ -10,6 +10,12 @@
 // fixed size instead. The run ends with a snapshot round trip (serialize, deserialize into a new
 // world, compare) and exits non-zero if it fails.
 //
+// Modes that run nothing else: --changed (what change detection saves, changed_pass.hpp), --remote
+// (a demo world served to the remote inspector, remote_mode.hpp), and --rollback N (a rollback
+// netcode's worst case, rollback_mode.hpp: every frame, load the frame N back with ecs::Rollback and
+// simulate the N frames since again; reports the cost per frame and checks that the re-simulated
+// world equals the original).
+//
 // Run with --help for the options.
 #include <algorithm>
 #include <chrono>
@@ -38,6 +44,7 @@
 #include <ecs/schedule.hpp>
 
 #include "changed_pass.hpp"
+#include "rollback_mode.hpp"
 #include "scenes.hpp"
 #include "snapshot_check.hpp"
 // ---- remote inspector (--remote) ----
@@ -93,6 +100,7 @@ struct Options {
     double changed_pct = 1.0; ///< --changed-pct P: percent of the bodies that move per frame
     bool remote = false;      ///< --remote [PORT]: serve a running demo to the remote inspector
     unsigned remote_port = 27750;
+    size_t rollback = 0;      ///< --rollback N: re-simulate the last N frames every frame (0: off)
 };
 
 const char* const HELP = R"(stress_harness: how many entities can this ECS run within one frame, here?
@@ -147,6 +155,19 @@ Usage: stress_harness [options]
                       is served to the remote inspector on 127.0.0.1:PORT (default
                       27750, 0: a free port), writes allowed; the URL is printed.
                       Runs until killed, or for --frames N frames when given.
+  --rollback N        run nothing else: a rollback netcode's worst case. Each
+                      --scene (default all) is built with --entities (default
+                      100000) and an ecs::Rollback ring of N+1 frames; every
+                      frame F is simulated and saved, then frame F-N is loaded
+                      and frames F-N+1..F are simulated and saved again.
+                      Prints the medians of the step, save, load and rollback
+                      (load + N steps + N saves) per frame and their ratios to
+                      the step. Then as many frames again, untimed, check
+                      that each re-simulated world equals the original (a
+                      digest of every entity and component value; exit
+                      status 1 if not). --frames as for a run (default 60),
+                      N+2 warm-up frames first; figures are printed only
+                      (--json is ignored)
   --help              this text
 
 Output: per scene, the ramp steps (or the run), then a table of systems with
@@ -226,6 +247,8 @@ int parse_options(int argc, char** argv, Options& o) {
                 o.remote_port = static_cast<unsigned>(port);
                 ++i;
             }
+        } else if (arg == "--rollback") {
+            if (!need_size(o.rollback, 1)) return 2;
         } else if (arg == "--changed") {
             o.changed = true;
         } else if (arg == "--changed-pct" && value != nullptr) {
@@ -318,13 +341,6 @@ private:
     bool enabled_;
 };
 
-/// Seed of a scene's content: the user's seed mixed with the scene's name.
-uint64_t scene_seed(uint64_t seed, const char* name) {
-    uint64_t h = seed * 0x100000001B3ull + 0xCBF29CE484222325ull;
-    for (const char* p = name; *p != '\0'; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 0x100000001B3ull;
-    return h;
-}
-
 /// Builds a world for `info` with `entities` entities and runs `frames` timed frames (after 2
 /// untimed warm-up frames). The world is handed back through `keep` when non-null.
 RunResult run_scene(const harness::SceneInfo& info, size_t entities, size_t frames, uint64_t seed,
@@ -335,7 +351,7 @@ RunResult run_scene(const harness::SceneInfo& info, size_t entities, size_t fram
     r.frames = frames;
 
     auto world = std::make_unique<ecs::World>();
-    std::unique_ptr<harness::Scene> scene = info.make(scene_seed(seed, info.name));
+    std::unique_ptr<harness::Scene> scene = info.make(harness::scene_seed(seed, info.name));
     const Clock::time_point setup = Clock::now();
     scene->populate(*world, entities);
     r.setup_ms = ms_since(setup);
@@ -605,6 +621,19 @@ int main(int argc, char** argv) {
     }
 
     if (o.changed) return run_changed(o);
+    if (o.rollback != 0) {
+        if (!o.json.empty()) std::fprintf(stderr, "stress_harness: --rollback prints its figures only; --json is ignored\n");
+        harness::RollbackSettings settings;
+        settings.scene = o.scene;
+        settings.back = o.rollback;
+        settings.entities = o.entities != 0 ? o.entities : 100000;
+        settings.frames = o.frames != 0 ? o.frames : 60;
+        settings.seed = o.seed;
+        settings.budget_ms = o.budget_ms;
+        settings.clock_ms = measure_ms;
+        settings.wall = measure_ms == &wall_ms;
+        return harness::run_rollback(settings);
+    }
     if (o.remote) {
 #if defined(ECS_HARNESS_REMOTE)
         return harness::run_remote(static_cast<uint16_t>(o.remote_port), o.entities != 0 ? o.entities : 2000, o.frames, o.seed);

@@ -323,12 +323,13 @@ private:
  * world's deferred queue (flushed after each system) and through
  * destroy_recursive for squads; spawns alternate between prefab instantiation and a standalone
  * CommandBuffer. One spawn in eight is a squad: a leader prefab with three member prefabs attached
- * by set_parent, kept in formation by propagate_transforms.
+ * by set_parent, kept in formation by propagate_transforms. The spawner's random generator is a
+ * resource of the world, so everything the frames depend on is in the world (--rollback restores it).
  */
 class ChurnScene final : public Scene {
 public:
     explicit ChurnScene(uint64_t seed)
-        : rng_(seed),
+        : seed_(seed),
           drone_(ecs::Prefab::create(Position{0, 0, 0}, Velocity{0, 0, 0}, Lifetime{1, 1}, Color{80, 200, 255, 255})),
           leader_(ecs::Prefab::create(Position{0, 0, 0}, Velocity{0, 0, 0}, Lifetime{1, 1}, Leader{},
                                       ecs::LocalTransform{}, ecs::WorldTransform{})),
@@ -337,6 +338,7 @@ public:
 
     void populate(ecs::World& world, size_t entities) override {
         target_ = entities;
+        world.set_resource(Random{Rng(seed_)});
         spawn_up_to(world, entities, true);
     }
 
@@ -397,13 +399,14 @@ private:
     /// Spawns until the world holds `target` entities. The initial population (`initial`) starts at
     /// random ages, so that deaths are spread evenly over time from the first frame on.
     void spawn_up_to(ecs::World& world, size_t target, bool initial) {
+        Rng& rng = world.resource<Random>().rng;
         size_t live = world.count();
         while (live < target) {
-            const Position p{rng_.uniform(-100, 100), rng_.uniform(-100, 100), 0};
-            const Velocity v{rng_.uniform(-10, 10), rng_.uniform(-10, 10), 0};
-            const float total = rng_.uniform(0.5f, 2.0f);
-            const Lifetime life{initial ? rng_.uniform(DT, total) : total, total};
-            const uint64_t kind = rng_.next() % 8;
+            const Position p{rng.uniform(-100, 100), rng.uniform(-100, 100), 0};
+            const Velocity v{rng.uniform(-10, 10), rng.uniform(-10, 10), 0};
+            const float total = rng.uniform(0.5f, 2.0f);
+            const Lifetime life{initial ? rng.uniform(DT, total) : total, total};
+            const uint64_t kind = rng.next() % 8;
             if (kind == 0 && target - live >= 4) {
                 const ecs::Entity leader = ecs::instantiate(world, leader_, p, v, life);
                 for (int i = 0; i < 3; ++i) {
@@ -428,7 +431,12 @@ private:
         buffer_.flush(world);
     }
 
-    Rng rng_;
+    /// The spawner's random generator, kept in the world (a resource) with the rest of the simulated
+    /// state: a world restored by ecs::Rollback draws the same numbers again (--rollback).
+    struct Random {
+        Rng rng;
+    };
+    uint64_t seed_;
     ecs::Prefab drone_;
     ecs::Prefab leader_;
     ecs::Prefab member_;
@@ -438,6 +446,14 @@ private:
     size_t spawned_ = 0;
     size_t despawned_ = 0;
 };
+
+/// Seed of a scene's content: the user's seed mixed with the scene's name (every mode that builds a
+/// scene from --seed builds the same world).
+inline uint64_t scene_seed(uint64_t seed, const char* name) {
+    uint64_t h = seed * 0x100000001B3ull + 0xCBF29CE484222325ull;
+    for (const char* p = name; *p != '\0'; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 0x100000001B3ull;
+    return h;
+}
 
 template <typename S>
 std::unique_ptr<Scene> make(uint64_t seed) {

@@ -91,7 +91,7 @@ struct WorldCloner {
     /// Every set: the same members, values copy-constructed, enable flags kept.
     static void copy_sparse(const SparseRoom& room, World& out) {
         for (const ComponentTypeID id : room.ids()) {
-            const SparseSet& from = *room.set(id);
+            const SparseSet& from = room.member(id); // ids() lists only ids that have a set
             if (from.size() == 0) continue;
             SparseSet& to = WorldAccess::sparse_set(out, id);
             const bool bytes = from.ops().elem_size != 0;
