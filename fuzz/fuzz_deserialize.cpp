@@ -6,8 +6,13 @@
 // Format 2 checksums reject nearly every mutation, so an input that looks like format 2 is also
 // loaded once more with its frame repaired (body length and both checksums recomputed): mutations
 // then reach the body parser, resource table included.
+// The same bytes are also merge-loaded into a world that already holds entities (LoadMode::merge:
+// all or nothing, nothing added on failure) and applied as a change stream (apply_changes) to the
+// world change_base.hpp builds (on failure its snapshot must not change; change streams get their
+// frame repaired the same way).
 #define ECS_MODEL_NO_TESTS
 #include "../tests/test_model.cpp"
+#include "change_base.hpp"
 #include "fuzz_resources.hpp"
 
 #include <cstddef>
@@ -65,6 +70,63 @@ void exercise(ecs::World& w) {
     if (!w.check_invariants()) die("invariants broken after using a loaded world");
 }
 
+/// `bytes` with a change stream frame made valid ("ECSC", version 1, body length, both checksums).
+std::string repaired_changes(const std::string& bytes) {
+    if (bytes.size() < 24 || bytes.compare(0, 4, std::string("ECSC", 4)) != 0) return std::string();
+    std::string s = bytes;
+    unsigned char* p = reinterpret_cast<unsigned char*>(&s[0]);
+    ecs::detail::put_u32(p + 4, ecs::CHANGE_STREAM_VERSION);
+    const uint64_t body = s.size() - 24;
+    ecs::detail::put_u64(p + 8, body);
+    ecs::detail::put_u32(p + 16, ecs::detail::Crc32c::of(p, 16));
+    ecs::detail::put_u32(p + 20 + body, ecs::detail::Crc32c::of(p + 20, static_cast<size_t>(body)));
+    return s;
+}
+
+std::string snapshot_of(const ecs::World& w) {
+    std::ostringstream out;
+    ecs::serialize(w, out);
+    return out.str();
+}
+
+/// Merge-loads `bytes` into a world holding entities of its own.
+void check_merge(const std::string& bytes) {
+    ecs::World host;
+    const ecs::Entity mine = host.create_with(ModelPod{1, 1.0f}, std::string("host"));
+    host.set_name(mine, "host");
+    (void)host.create_with(ModelTag{});
+    const size_t before = host.count();
+    ecs::EntityMap map;
+    std::istringstream in(bytes);
+    const ecs::DeserializeResult r = ecs::deserialize(host, in, ecs::LoadMode::merge, map);
+    if (!host.check_invariants()) die("invariants broken after a merge load");
+    if (!r) {
+        if (host.count() != before || !map.empty()) die("a failed merge load changed the world:", r.message);
+    } else {
+        if (host.count() != before + map.size()) die("a merge load added other than the mapped entities");
+        map.each([&](ecs::Entity, ecs::Entity to) {
+            if (!host.alive(to)) die("a mapped entity is not alive");
+        });
+        if (host.get<std::string>(mine) != "host") die("a merge load changed the host's entity");
+    }
+    exercise(host);
+}
+
+/// Applies `bytes` as a change stream to the base world.
+void check_changes(const std::string& bytes) {
+    ecs::World replica;
+    (void)make_change_sender(replica);
+    const std::string before = snapshot_of(replica);
+    std::istringstream in(bytes);
+    const ecs::DeserializeResult r = ecs::apply_changes(replica, in);
+    if (!replica.check_invariants()) die("invariants broken after apply_changes");
+    if (!r) {
+        if (r.message.empty()) die("a refused change stream has no message");
+        if (snapshot_of(replica) != before) die("a refused change stream changed the world:", r.message);
+    }
+    exercise(replica);
+}
+
 /// `bytes` with a format 2 frame made valid: version 2, body length = what lies between the frame
 /// and the last 4 bytes, both checksums recomputed. Empty when too short to hold a frame.
 std::string repaired_v2(const std::string& bytes) {
@@ -90,6 +152,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_one(bytes);
     const std::string repaired = repaired_v2(bytes);
     if (!repaired.empty() && repaired != bytes) check_one(repaired);
+    const ModelLife& life = model_life();
+    const size_t live_before = life.live.size();
+    check_merge(repaired.empty() ? bytes : repaired);
+    check_changes(bytes);
+    const std::string changes = repaired_changes(bytes);
+    if (!changes.empty() && changes != bytes) check_changes(changes);
+    if (life.live.size() != live_before || life.bad != 0) die("merge or change stream: component objects leaked or destroyed twice");
     return 0;
 }
 

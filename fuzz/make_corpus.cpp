@@ -2,9 +2,12 @@
 //   fuzz_deserialize/  snapshots of small worlds using every model kind (see tests/test_model.cpp), in
 //                      format 2 (with resources) and, as *_v1.bin, in format 1 (no checksum: mutations
 //                      reach the parser directly; fuzz_deserialize also repairs the checksums of format 2)
+//                      plus change_*.bin: change streams against make_change_base (change_base.hpp),
+//                      which fuzz_deserialize applies with apply_changes (and merge-loads the snapshots)
 //   fuzz_ops/          deterministic pseudo-random byte strings, one per hook set-up (first byte % 4)
 #define ECS_MODEL_NO_TESTS
 #include "../tests/test_model.cpp"
+#include "change_base.hpp"
 #include "fuzz_resources.hpp"
 
 #include <cstdio>
@@ -80,6 +83,30 @@ int main(int argc, char** argv) {
         ecs::World w;
         for (int i = 0; i < 5; ++i) (void)w.create_with(ModelPod{i, 0.5f * static_cast<float>(i)}, ModelTag{});
         ok &= write_snapshots(snapshots, "pods", w);
+    }
+    {
+        // Change streams: values, structure (create, destroy, add, remove, names, hierarchy), both.
+        for (int variant = 0; variant < 3; ++variant) {
+            ecs::World w;
+            std::vector<ecs::Entity> es = make_change_sender(w);
+            const uint32_t since = w.change_tick();
+            if (variant != 1) {
+                w.get<ModelPod>(es[0]).v = 100;
+                w.get<std::string>(es[4]) = std::string(60, 'Z');
+                w.get<ModelMoveOnly>(es[6]) = ModelMoveOnly(66);
+            }
+            if (variant != 0) {
+                const ecs::Entity fresh = w.create_with(ModelPod{50, 5.0f}, ModelNoDefault(3), std::string("new"));
+                w.destroy(es[5]);
+                w.add(es[8], ModelTag{});
+                w.remove<ModelPod>(es[9]);
+                w.set_name(fresh, "fresh");
+                ecs::set_parent(w, fresh, es[1]);
+            }
+            std::ostringstream out;
+            ecs::serialize_changes(w, since, out);
+            ok &= write_file(snapshots + "/change_" + std::to_string(variant) + ".bin", out.str());
+        }
     }
     {
         uint64_t state = 0x2545F4914F6CDD1Dull;

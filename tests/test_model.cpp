@@ -20,6 +20,7 @@
 #include <ecs/builtin/hierarchy_ops.hpp>
 #include <ecs/command_buffer.hpp>
 #include <ecs/prefab.hpp>
+#include <ecs/rollback.hpp>
 #include <ecs/serialization.hpp>
 #include <ecs/system.hpp>
 #include <ecs/world.hpp>
@@ -968,7 +969,8 @@ private:
         else if (r < 915) op_hierarchy();
         else if (r < 935) op_change();
         else if (r < 955) op_prefab_lifetime();
-        else if (r < 958) op_snapshot();
+        else if (r < 957) op_snapshot();
+        else if (r < 958) op_replica();
         else if (r < 962) op_add_many();
         else if (r < 966) op_remove_many();
         else if (r < 970) op_emplace();
@@ -2834,13 +2836,16 @@ private:
         check_reserved_created();
         if (!error_.empty()) return;
 
-        // Half the time the copy is World::clone. Clone refuses a world where a live entity holds the
-        // move-only kind, so that kind is removed first (remove_all, mirrored by the model).
-        const bool by_clone = chance(50);
-        if (by_clone) {
+        // The copy is a load of the snapshot, World::clone, World::copy_from (into a world that
+        // held another state of the same lineage: its memory is reused), or a frame restored by
+        // ecs::Rollback after the world moved on. The last three refuse a world where a live
+        // entity holds the move-only kind, so that kind is removed first (mirrored by the model).
+        const uint64_t way = below(4);
+        const bool by_clone = way == 1;
+        if (way != 0) {
             remove_all_one<ModelMoveOnly>(0, 0);
             if (!error_.empty()) return;
-            last_op_ = "clone";
+            last_op_ = way == 1 ? "clone" : way == 2 ? "copy_from" : "Rollback save, scribble, load";
         }
         std::ostringstream first;
         ecs::serialize(*world_, first);
@@ -2854,6 +2859,25 @@ private:
             *fresh = world_->clone();
             if (!fresh->check_invariants()) {
                 fail("the clone breaks an invariant");
+                return;
+            }
+        } else if (way == 2) {
+            fresh->copy_from(*world_);
+            scribble(*fresh);
+            fresh->copy_from(*world_); // again, over the scribbled state
+            if (!fresh->check_invariants()) {
+                fail("copy_from breaks an invariant");
+                return;
+            }
+        } else if (way == 3) {
+            fresh->copy_from(*world_);
+            ecs::Rollback ring(*fresh, 2);
+            ring.save(10);
+            scribble(*fresh);
+            ring.save(11);
+            scribble(*fresh);
+            if (!ring.load(10) || !fresh->check_invariants()) {
+                fail("Rollback::load of a saved frame failed or broke an invariant");
                 return;
             }
         } else {
@@ -2870,9 +2894,10 @@ private:
         std::ostringstream second;
         ecs::serialize(*fresh, second);
         if (second.str() != bytes)
-            fail(by_clone ? "a snapshot of the clone differs from the original's"
-                          : "a snapshot of the loaded world differs from the one it was loaded from");
+            fail(way == 0 ? "a snapshot of the loaded world differs from the one it was loaded from"
+                          : std::string("a snapshot of the copy (") + last_op_ + ") differs from the original's");
         world_ = std::move(fresh);
+        replica_.reset(); // another world: the replica follows the new one from scratch
         if (hooks_registered_) install_hooks(*world_);
         // [change] World::clone does not carry track_changes (SPEC is silent; see notes/change2.md):
         // track again. Either way every value of a tracked kind counts as added now.
@@ -2881,8 +2906,75 @@ private:
         for (int t = 0; t < CHANGE_KINDS; ++t)
             if (tracking_[static_cast<size_t>(t)]) stamp_all(t);
         reset_change_handles();
-        res_aligned_ = -1;
-        res_string_ = -1;
+        if (way < 2) { // copy_from and Rollback copy the resources; a snapshot and clone do not
+            res_aligned_ = -1;
+            res_string_ = -1;
+        }
+    }
+
+    /// Changes a world the model does not follow (no hooks on it): destroys, creates, adds, names.
+    void scribble(ecs::World& w) {
+        std::vector<ecs::Entity> some;
+        w.each<>([&](ecs::Entity e) {
+            if (some.size() < 6) some.push_back(e);
+        });
+        for (size_t i = 0; i < some.size(); ++i) {
+            if (i % 2 == 0) w.destroy(some[i]);
+            else if (!w.has<ModelTag>(some[i])) w.add(some[i], ModelTag{});
+        }
+        for (int i = 0; i < 3; ++i) (void)w.create_with(ModelPod{value(), 0.5f}, std::string(size_t(i) * 20, 's'));
+        w.set_resource(ModelAligned(value()));
+        w.send(ModelPod{1, 1.0f}); // an event: dropped by Rollback::load
+    }
+
+    // -- change streams (serialize_changes / apply_changes) ----------------------------------------
+
+    /// Keeps a replica of the world by change streams: each call sends what changed since the last
+    /// one and checks the replica against the model (every kind tracked on the world from the
+    /// first call on, so every value written travels).
+    void op_replica() {
+        last_op_ = "change stream to the replica";
+        std::vector<Cmd> cmds = std::move(deferred_pending_);
+        deferred_pending_.clear();
+        world_->flush_deferred(); // reserved slots: serialize_changes refuses them
+        model_apply(cmds);
+        check_reserved_created();
+        if (!error_.empty()) return;
+        if (!replica_) {
+            for (int t = 0; t < CHANGE_KINDS; ++t) // the kinds the model's change checks follow
+                if (!tracking_[static_cast<size_t>(t)]) start_tracking(t);
+            for_each_kind([&](auto* tag) { world_->track_changes<std::remove_pointer_t<decltype(tag)>>(); });
+            world_->track_changes<ecs::Parent>();
+            world_->track_changes<ecs::Children>();
+            ecs::detail::WorldAccess::track(*world_, model_runtime_id());
+            replica_ = std::make_unique<ecs::World>();
+            replica_since_ = 0;
+        }
+        std::ostringstream out;
+        ecs::serialize_changes(*world_, replica_since_, out);
+        if (!out) {
+            fail("serialize_changes set failbit");
+            return;
+        }
+        std::istringstream in(out.str());
+        const ecs::DeserializeResult r = ecs::apply_changes(*replica_, in);
+        if (!r) {
+            fail("apply_changes refused a fresh change stream: " + r.message);
+            return;
+        }
+        replica_since_ = r.tick;
+        if (!replica_->check_invariants()) {
+            fail("the replica breaks an invariant after apply_changes");
+            return;
+        }
+        last_op_ = "replica against the model";
+        check_entities(*replica_);
+        if (!error_.empty()) return;
+        std::swap(world_, replica_); // the relationship check reads world_
+        check_relations();
+        std::swap(world_, replica_);
+        const std::vector<uint32_t> a = ecs::detail::WorldAccess::free_list(*world_);
+        if (a != ecs::detail::WorldAccess::free_list(*replica_)) fail("the replica's free list differs from the world's");
     }
 
     // -- relationships (relation.hpp) ---------------------------------------------------------------
@@ -3026,8 +3118,9 @@ private:
     }
 
     /// Everything observable against the model, after every step.
-    void check_state() {
-        ecs::World& w = *world_;
+    /// Every live entity of `w` against the model: kinds, values, enable bits, the runtime
+    /// component, Parent and Children (the world, or a replica kept by change streams).
+    void check_entities(ecs::World& w) {
         if (w.count() != live_.size())
             fail("count() " + std::to_string(w.count()) + " but the model has " + std::to_string(live_.size()));
         for (uint32_t idx : live_) {
@@ -3066,6 +3159,12 @@ private:
                 fail("Children of " + describe(e) + " differ from the model");
             if (!error_.empty()) return;
         }
+    }
+
+    void check_state() {
+        ecs::World& w = *world_;
+        check_entities(w);
+        if (!error_.empty()) return;
         // Some handles that are not alive (stale, invalid, forged).
         for (int i = 0; i < 6; ++i) {
             const ecs::Entity e = pick();
@@ -3139,6 +3238,8 @@ private:
     ModelStats stats_;
 
     std::unique_ptr<ecs::World> world_;
+    std::unique_ptr<ecs::World> replica_; ///< kept equal to world_ by change streams (op_replica)
+    uint32_t replica_since_ = 0;
     ecs::CommandBuffer buffer_;
     std::vector<Cmd> deferred_pending_;
     std::vector<Cmd> buffer_pending_;

@@ -248,8 +248,8 @@ inline void serialize_changes(const World& world, uint32_t since, std::ostream& 
  * calls made by hand, tracked values count as changed (Changed<T> on the replica sees them), and the
  * replica's clock is raised to the stream's tick (DeserializeResult::tick, the next `since`).
  * Relationship pairs keep each source's target order; the order of a target's sources may differ.
- * Values are moved into place: a type that is neither copyable nor default-constructible can be
- * updated, but not added to an entity (refused).
+ * Values are moved into place (move-only types work); a sparse type that is neither copyable nor
+ * default-constructible can be updated, but not added to an entity (refused).
  * @pre Not during iteration (refused); no deferred creation pending in `world` (refused).
  */
 inline DeserializeResult apply_changes(World& world, std::istream& in) {

@@ -167,7 +167,7 @@ std::string delta(World& w, uint32_t since) {
 /// One random operation on `w`, over the handles in `live` (kept up to date).
 void random_op(World& w, std::vector<Entity>& live, std::mt19937& rng, int step) {
     auto pick = [&]() { return live[rng() % live.size()]; };
-    const unsigned op = live.empty() ? 0 : rng() % 20;
+    const unsigned op = live.empty() ? 0 : static_cast<unsigned>(rng() % 20);
     switch (op) {
     case 0:
     case 1: {

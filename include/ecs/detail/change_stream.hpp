@@ -328,6 +328,8 @@ public:
     [[nodiscard]] void* get() const noexcept { return ptr_; }
     [[nodiscard]] bool tag() const noexcept { return ptr_ == nullptr; }
     void set_live() noexcept { live_ = true; }
+    /// The value was relocated elsewhere: nothing is left to destroy here.
+    void forget() noexcept { live_ = false; }
     /// Ends the value's life here by moving it into uninitialised `dst`.
     void relocate_to(void* dst) noexcept {
         ops_.relocate(dst, ptr_);
@@ -638,7 +640,7 @@ private:
             return fail(DeserializeError::base_mismatch, 0, "apply_changes: the target has more entity slots than the stream's world");
         // Slots the target does not have yet were created after `since`: each has a record.
         size_t new_records = 0;
-        for (const SlotPlan& s : slots_) new_records += s.index >= index.size() ? 1 : 0;
+        for (const SlotPlan& s : slots_) new_records += s.index >= index.size() ? 1u : 0u;
         if (new_records != slot_count_ - index.size())
             return fail(DeserializeError::base_mismatch, 0, "apply_changes: slots new to the target lack their records");
         // Values of untouched entities: alive in the target, holding the type.
@@ -669,7 +671,8 @@ private:
         for (const SlotPlan& s : slots_)
             for (uint32_t k = s.comp_first; k < s.comp_first + s.comp_count; ++k) {
                 const StagedValue& v = staged_[comps_[k].staged];
-                if (!v.tag() && v.ops().copy == nullptr && default_constructors[v.id()].load(std::memory_order_acquire) == nullptr)
+                if (!v.tag() && is_sparse_id(v.id()) && v.ops().copy == nullptr &&
+                    default_constructors[v.id()].load(std::memory_order_acquire) == nullptr)
                     return fail(DeserializeError::deserializer_failed, 0,
                                 "apply_changes: component " + regs_index_name(v.id()) +
                                     " can neither be copied nor default-constructed into an entity");
@@ -689,7 +692,7 @@ private:
         size_t live = 0;
         for (uint32_t i = 1; i < slot_count_; ++i) {
             const SlotPlan* s = plan_of(i);
-            live += s != nullptr ? (s->live ? 1 : 0) : (i < index.size() && index[i].live() ? 1 : 0);
+            live += s != nullptr ? (s->live ? 1u : 0u) : (i < index.size() && index[i].live() ? 1u : 0u);
         }
         std::vector<uint8_t> seen(slot_count_, 0);
         size_t free_slots = 0;
@@ -752,8 +755,17 @@ private:
             v.relocate_to(at);
             return;
         }
-        if (v.tag() || v.ops().copy != nullptr) {
-            (void)world_.add_raw(e, id, v.tag() ? nullptr : v.get());
+        if (v.tag()) {
+            (void)world_.add_raw(e, id, nullptr);
+            return;
+        }
+        if (!is_sparse_id(id)) { // moved in
+            (void)WorldAccess::add_moved(world_, e, id, v.get());
+            v.forget();
+            return;
+        }
+        if (v.ops().copy != nullptr) {
+            (void)world_.add_raw(e, id, v.get());
             return;
         }
         void* at = world_.add_raw(e, id, nullptr); // default-constructed, then replaced

@@ -83,6 +83,8 @@ struct WorldAccess {
         if (off) w.graph_.note_disabled(); // queries stop skipping the enable tests (sticky)
         w.toggle_observed(e, id, off);
     }
+    /// add_raw of a value moved in (`value` is consumed; change streams). @pre `id` is not sparse.
+    static void* add_moved(World& w, Entity e, ComponentTypeID id, void* value) { return w.add_raw_from(e, id, nullptr, value); }
     /// World::relate and unrelate_all by relationship type info (change streams).
     static void relate(World& w, const RelationTypeInfo& info, Entity source, Entity target) {
         RelationIndex& index = w.relations_.ensure(info);

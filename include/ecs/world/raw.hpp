@@ -107,15 +107,26 @@ inline void World::remove_raw(Entity e, ComponentTypeID id) {
     remove_plain(e, id); // the fast path of remove<T>, else the general one
 }
 
-inline void* World::add_raw(Entity e, ComponentTypeID id, const void* value) {
+inline void* World::add_raw(Entity e, ComponentTypeID id, const void* value) { return add_raw_from(e, id, value, nullptr); }
+
+/// add_raw's body. `moved` (a table type only): a live value relocated into the world instead of
+/// copying `value`; it is consumed whatever happens (destroyed when the add is refused).
+inline void* World::add_raw_from(Entity e, ComponentTypeID id, const void* value, void* moved) {
     if (!detail::check_known_id("World::add_raw", id)) return nullptr;
     const ColumnFactory factory = column_factory(id);
     if (!ECS_CHECK(factory != nullptr, "World::add_raw: the component type has no storage (never used as a component)"))
         return nullptr;
-    if (!alive(e)) return nullptr;
     const ComponentColumn c = factory();
+    detail::RawValue made(c);
+    bool taken_out = false;
+    if (moved != nullptr && !c.is_tag) { // taken over first: consumed on every path below
+        c.relocate(made.storage(), moved);
+        made.set_live();
+        taken_out = true;
+    }
+    if (!alive(e)) return nullptr;
     const std::string_view type = component_info(id).name;
-    if (!c.is_tag) {
+    if (!c.is_tag && !taken_out) {
         const bool can = value != nullptr ? c.copy != nullptr
                                           : detail::default_constructors[id].load(std::memory_order_acquire) != nullptr;
         if (!ECS_CHECK(can, detail::detailed_message(value != nullptr ? "World::add_raw: the component type cannot be copied"
@@ -127,9 +138,7 @@ inline void* World::add_raw(Entity e, ComponentTypeID id, const void* value) {
     // The new value is made outside the world first when constructing it in place could go wrong:
     // a constructor that throws must not leave a half-built row or a destroyed old value behind, and
     // observers (on_leave runs before the migration) may destroy the entity `value` belongs to.
-    detail::RawValue made(c);
-    bool taken_out = false;
-    if (!c.is_tag && (!c.trivially_relocatable || (value != nullptr && observers_.any_query()))) {
+    if (!taken_out && !c.is_tag && (!c.trivially_relocatable || (value != nullptr && observers_.any_query()))) {
         if (!detail::make_raw_value(made, c, id, value)) return nullptr;
         taken_out = true;
     }

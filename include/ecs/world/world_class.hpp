@@ -648,6 +648,7 @@ private:
     void overwrite(Entity e, ComponentTypeID id, void* at, C& value);
     /// remove()'s type-erased part.
     void remove_id(Entity e, ComponentTypeID id);
+    void* add_raw_from(Entity e, ComponentTypeID id, const void* value, void* moved); ///< add_raw, world/raw.hpp
 
     // -- change detection and observer helpers ----------------------------------------------------
     /// Stamps `e`'s `id` as changed now (no-op when dead, absent or untracked).
