@@ -210,6 +210,62 @@ struct TickColumn {
         }
         for (size_t g = 0; g < group_changed.size(); ++g) summarize_group(g);
     }
+    /**
+     * Calls `fn(row)` for every row added or changed after `since`, in row order (change streams).
+     * Blocks with nothing newer are skipped whole, a block whose floor is newer passes whole, and a
+     * group of 16 rows is read row by row only when its summary cannot tell.
+     */
+    template <typename Fn>
+    void each_newer(Tick since, Fn&& fn) const {
+        const size_t rows = added.size();
+        for (size_t b = 0; b < block_added.size(); ++b) {
+            const bool any_added = block_added.data()[b] > since;
+            const bool any_changed = block_changed.data()[b] > since;
+            if (!any_added && !any_changed) continue;
+            const size_t lo = b << BLOCK_SHIFT;
+            const size_t hi = lo + BLOCK_ROWS < rows ? lo + BLOCK_ROWS : rows;
+            if (block_floor.data()[b] > since) {
+                for (size_t row = lo; row < hi; ++row) fn(row);
+                continue;
+            }
+            // The groups of the block to look into: one compare per group, branch-free, then only
+            // the set bits (64 groups of 16 rows per block).
+            const size_t g0 = lo >> GROUP_SHIFT;
+            const size_t groups = (hi - lo + GROUP_ROWS - 1) >> GROUP_SHIFT;
+            uint64_t look = 0;
+            if (any_added) {
+                look = groups == 64 ? ~uint64_t(0) : (uint64_t(1) << groups) - 1;
+            } else {
+                const Tick* top = group_changed.data() + g0;
+                for (size_t i = 0; i < groups; ++i) look |= uint64_t(top[i] > since) << i;
+            }
+            while (look != 0) {
+                const size_t i = static_cast<size_t>(__builtin_ctzll(look));
+                look &= look - 1;
+                const size_t g = g0 + i;
+                const size_t first = g << GROUP_SHIFT;
+                const size_t end = first + GROUP_ROWS < hi ? first + GROUP_ROWS : hi;
+                uint32_t mask = 0;
+                if (any_changed && group_changed.data()[g] > since) {
+                    if (group_below.data()[g] <= since) {
+                        mask = group_rows.data()[g];
+                    } else {
+                        for (size_t row = first; row < end; ++row)
+                            if (changed.data()[row] > since) mask |= 1u << (row - first);
+                    }
+                }
+                if (any_added)
+                    for (size_t row = first; row < end; ++row)
+                        if (added.data()[row] > since) mask |= 1u << (row - first);
+                while (mask != 0) {
+                    const size_t bit = static_cast<size_t>(__builtin_ctz(mask));
+                    mask &= mask - 1;
+                    if (first + bit < end) fn(first + bit);
+                }
+            }
+        }
+    }
+
     /// Becomes a copy of `other` (World::copy_from); no allocation when the arrays fit.
     void copy_from(const TickColumn& other) {
         added.assign(other.added.data(), other.added.size());

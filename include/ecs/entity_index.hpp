@@ -224,10 +224,13 @@ public:
     // -- structure stamps (see the file comment) ----------------------------------------------------
 
     /// Starts (or keeps) stamping with `clock` (the world's, created by its first tracked type).
-    /// Slots changed before count as changed at tick 0.
+    /// When stamping starts, every slot counts as changed now (as the rows of a newly tracked type
+    /// count as added now): a change stream since any earlier tick holds them all.
     void stamp_with(const detail::ChangeClock* clock) {
+        const bool starts = clock_ == nullptr && clock != nullptr;
         clock_ = clock;
-        if (clock != nullptr && stamps_.size() < records_.size()) stamps_.resize(records_.size(), 0u);
+        if (starts) stamp_all();
+        else if (clock != nullptr && stamps_.size() < records_.size()) stamps_.resize(records_.size(), 0u);
     }
     /// True when structural changes are stamped.
     [[nodiscard]] ECS_FORCEINLINE bool stamping() const noexcept { return clock_ != nullptr; }
@@ -240,6 +243,26 @@ public:
         if (clock_ == nullptr) return;
         stamps_.resize(records_.size(), 0u);
         for (size_t i = 0; i < stamps_.size(); ++i) stamps_.data()[i] = clock_->now;
+        rebuild_block_stamps();
+    }
+    /// Calls `fn(index)` for every slot whose structure changed after `since`, ascending; blocks of
+    /// STAMP_BLOCK slots with nothing newer are skipped whole.
+    template <typename Fn>
+    void each_stamped_after(uint32_t since, Fn&& fn) const {
+        const size_t n = stamps_.size() < records_.size() ? stamps_.size() : records_.size();
+        for (size_t b = 0; b * STAMP_BLOCK < n; ++b) {
+            if (b < block_stamps_.size() && block_stamps_.data()[b] <= since) continue;
+            const size_t end = (b + 1) * STAMP_BLOCK < n ? (b + 1) * STAMP_BLOCK : n;
+            for (size_t i = b * STAMP_BLOCK; i < end; ++i)
+                if (stamps_.data()[i] > since) fn(static_cast<uint32_t>(i));
+        }
+    }
+    /// True when slot `index`'s structure changed after `since` (one load of a small array when
+    /// nothing in its block did).
+    [[nodiscard]] bool stamped_after(uint32_t index, uint32_t since) const noexcept {
+        const size_t b = index / STAMP_BLOCK;
+        if (b < block_stamps_.size() && block_stamps_.data()[b] <= since) return false;
+        return stamp_of(index) > since;
     }
     /// The tick of slot `index`'s last structural change (0: before stamping began).
     [[nodiscard]] uint32_t stamp_of(uint32_t index) const noexcept {
@@ -267,6 +290,7 @@ public:
         if (clock_ != nullptr) { // the stamps too: a delta since the copy's tick starts from equal stamps
             stamps_.resize(n, 0u);
             for (size_t i = 0; i < n; ++i) stamps_.data()[i] = other.stamp_of(static_cast<uint32_t>(i));
+            rebuild_block_stamps();
         }
         if (other.reserved_count_ == 0) return;
         std::vector<uint32_t> slots = other.reserved_slots();
@@ -288,6 +312,7 @@ public:
         if (clock_ != nullptr) {
             stamps_.resize(1, 0u);
             stamps_.data()[0] = clock_->now;
+            rebuild_block_stamps();
         }
     }
     /// Checks the free list: every free slot is in range, dead and listed once, and free + live +
@@ -317,11 +342,26 @@ private:
     ECS_NOINLINE void stamp_now(uint32_t index) noexcept {
         if (index >= stamps_.size()) stamps_.resize(records_.size() > index ? records_.size() : size_t(index) + 1, 0u);
         stamps_.data()[index] = clock_->now;
+        const size_t b = index / STAMP_BLOCK;
+        if (b >= block_stamps_.size()) block_stamps_.resize(b + 1, 0u);
+        block_stamps_.data()[b] = clock_->now; // the clock never goes back: the newest stamp of the block
+    }
+    static constexpr size_t STAMP_BLOCK = 1024; ///< slots per entry of block_stamps_
+    /// Recomputes every block's newest stamp from the slots' stamps.
+    void rebuild_block_stamps() {
+        block_stamps_.resize((stamps_.size() + STAMP_BLOCK - 1) / STAMP_BLOCK, 0u);
+        for (size_t b = 0; b < block_stamps_.size(); ++b) {
+            uint32_t top = 0;
+            const size_t end = (b + 1) * STAMP_BLOCK < stamps_.size() ? (b + 1) * STAMP_BLOCK : stamps_.size();
+            for (size_t i = b * STAMP_BLOCK; i < end; ++i) top = stamps_.data()[i] > top ? stamps_.data()[i] : top;
+            block_stamps_.data()[b] = top;
+        }
     }
 
     detail::PodArray<EntityRecord> records_; ///< grown with realloc (no copy into fresh pages)
     const detail::ChangeClock* clock_ = nullptr; ///< the world's clock once a type is tracked
     detail::PodArray<uint32_t> stamps_;          ///< per slot: tick of its last structural change
+    detail::PodArray<uint32_t> block_stamps_;    ///< per STAMP_BLOCK slots: >= every stamp of the block
     uint32_t free_head_ = 0;                 ///< most recently freed slot (0: none)
     size_t alive_count_ = 0;
     size_t reserved_count_ = 0;              ///< slots taken by reserve(), not yet placed or cancelled

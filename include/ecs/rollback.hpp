@@ -4,8 +4,11 @@
  *
  * Each slot is a World that World::copy_from fills: saving copies the world into the slot, loading
  * copies the slot back. After the first laps the slots and the world hold the same archetypes with
- * room for the same rows, so save and load allocate nothing (see World::copy_from for what is
- * copied and what is kept). A loaded frame equals the saved one in every handle and component value;
+ * room for the same rows, so the world's storage allocates nothing on save and load; values are
+ * copy-constructed, so one that owns heap memory (a long std::string, a Children vector) allocates
+ * in its copy constructor (see World::copy_from for what is copied and what is kept). Everything a
+ * re-simulation depends on must live in the world (components and copyable resources): state kept
+ * outside it (a random generator in a system, a FixedStep's accumulator) is not rolled back. A loaded frame equals the saved one in every handle and component value;
  * every event pending in the world when it loads is dropped (readers count them as missed).
  *
  * Thread-safety: as the world it saves (one thread at a time).

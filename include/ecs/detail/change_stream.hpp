@@ -98,30 +98,24 @@ public:
         uint32_t count = 0;
         const size_t record_count_at = records_.bytes.size();
         records_.u32(0);
-        for (uint32_t i = 1; i < index.size(); ++i) {
-            if (index.stamp_of(i) <= since_) continue;
-            if (!slot_record(index, i)) return false;
+        bool ok = true;
+        index.each_stamped_after(since_, [&](uint32_t i) {
+            if (!ok || i == 0) return;
+            ok = slot_record(index, i);
             ++count;
-        }
+        });
+        if (!ok) return false;
         put_u32(reinterpret_cast<unsigned char*>(&records_.bytes[record_count_at]), count);
         // Values of tracked types on entities whose structure did not change.
         const size_t group_count_at = records_.bytes.size();
         records_.u32(0);
-        uint32_t groups = 0;
+        groups_ = 0;
         for (const Archetype* a : WorldAccess::archetypes(world_)) {
             if (a->size() == 0 || !a->ticks.active()) continue;
             for (size_t c = 0; c < a->columns.size(); ++c) {
                 const TickColumn* ticks = a->ticks.column(c);
                 if (ticks == nullptr || (ticks->max_added <= since_ && ticks->max_changed <= since_)) continue;
-                rows_.clear();
-                for (uint32_t row = 0; row < a->size(); ++row) {
-                    if (ticks->added.data()[row] <= since_ && ticks->changed_tick(row) <= since_) continue;
-                    if (index.stamp_of(a->entities[row].index) > since_) continue; // sent whole
-                    rows_.push_back(row);
-                }
-                if (rows_.empty()) continue;
-                if (!value_group(*a, a->columns[c])) return false;
-                ++groups;
+                if (!value_group(index, *a, a->columns[c], *ticks)) return false;
             }
         }
         if (const SparseRoom* room = WorldAccess::sparse(world_)) {
@@ -132,15 +126,15 @@ public:
                 set.each([&](uint32_t slot_index, const void*) {
                     const uint32_t slot = set.slot_of(slot_index) - 1;
                     if (set.added_tick(slot) <= since_ && set.changed_tick(slot) <= since_) return;
-                    if (index.stamp_of(slot_index) > since_) return;
+                    if (index.stamped_after(slot_index, since_)) return;
                     members.push_back(slot_index);
                 });
                 if (members.empty()) continue;
                 if (!sparse_group(set, members)) return false;
-                ++groups;
+                ++groups_;
             }
         }
-        put_u32(reinterpret_cast<unsigned char*>(&records_.bytes[group_count_at]), groups);
+        put_u32(reinterpret_cast<unsigned char*>(&records_.bytes[group_count_at]), groups_);
         return true;
     }
 
@@ -268,15 +262,50 @@ private:
         return ok && !failed_;
     }
 
-    bool value_group(const Archetype& a, const ComponentColumn& c) {
-        if (name_of(c.type_id) == NONE) return false;
-        records_.u32(table_[c.type_id]);
-        records_.u32(static_cast<uint32_t>(rows_.size()));
-        for (const uint32_t row : rows_) {
-            records_.u32(a.entities[row].index);
-            records_.u32(a.entities[row].generation);
-            payload(c.type_id, c.is_tag ? nullptr : c.at(row));
-        }
+    /// The rows of column `c` newer than `since` on entities whose structure did not change (those
+    /// are sent whole): a group header, then per row the handle and the payload. Nothing when no row
+    /// qualifies. The rows are written as they are found (the count is patched in afterwards).
+    bool value_group(const EntityIndex& index, const Archetype& a, const ComponentColumn& c, const TickColumn& ticks) {
+        const size_t header_at = records_.bytes.size();
+        uint32_t rows = 0;
+        const ComponentRegistration* reg = nullptr;
+        bool named = true;
+        ticks.each_newer(since_, [&](size_t row) {
+            const Entity e = a.entities[row];
+            if (!named || index.stamped_after(e.index, since_)) return; // sent whole with its slot
+            if (rows == 0) { // the header, once a row qualifies
+                if (name_of(c.type_id) == NONE) {
+                    named = false;
+                    return;
+                }
+                reg = regs_[table_[c.type_id]];
+                records_.u32(table_[c.type_id]);
+                records_.u32(0); // the row count, patched below
+            }
+            ++rows;
+            if (reg->bulk || reg->element_size == 0) { // fixed size: one append of the whole row
+                unsigned char head[12 + 116];
+                const size_t size = reg->element_size;
+                put_u32(head, e.index);
+                put_u32(head + 4, e.generation);
+                put_u32(head + 8, static_cast<uint32_t>(size));
+                if (size <= 116) {
+                    if (size != 0) std::memcpy(head + 12, c.at(row), size);
+                    records_.bytes.append(reinterpret_cast<const char*>(head), 12 + size);
+                } else {
+                    records_.bytes.append(reinterpret_cast<const char*>(head), 12);
+                    records_.bytes.append(static_cast<const char*>(c.at(row)), size);
+                }
+                return;
+            }
+            records_.u32(e.index);
+            records_.u32(e.generation);
+            payload(c.type_id, c.at(row));
+        });
+        if (!named) return false;
+        if (rows == 0) return true;
+        put_u32(reinterpret_cast<unsigned char*>(&records_.bytes[header_at + 4]), rows);
+        ++groups_;
         return !failed_;
     }
 
@@ -299,7 +328,7 @@ private:
     std::vector<uint32_t> table_;                  ///< component id -> name index, NONE
     std::vector<const std::string*> names_;        ///< the name table
     std::vector<const ComponentRegistration*> regs_;
-    std::vector<uint32_t> rows_;
+    uint32_t groups_ = 0; ///< value groups written
     ByteSink sink_;
     std::string message_;
     bool failed_ = false; ///< a serialize function set failbit
