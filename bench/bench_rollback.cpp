@@ -63,6 +63,25 @@ void BM_CopyFrom(benchmark::State& state) {
 }
 ECS_BENCH_RANGE(BM_CopyFrom);
 
+/// copy_from after a structural change in the source (one entity destroyed and one created per
+/// copy): the records, handles and rows are copied too (the full path).
+void BM_CopyFrom_Restructured(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    ecs::World src, dst;
+    fill(src, n);
+    dst.copy_from(src);
+    ecs::Entity victim{1, 1};
+    for (auto _ : state) {
+        src.destroy(victim);
+        victim = src.create_with(position_of(1), velocity_of(1), Health{1, 100});
+        dst.copy_from(src);
+        benchmark::DoNotOptimize(dst.count());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+ECS_BENCH_RANGE(BM_CopyFrom_Restructured);
+
 /// Baseline: memcpy of the component bytes (no handles, no records).
 void BM_Raw_CopyFrom(benchmark::State& state) {
     const size_t n = arg_n(state);

@@ -2898,6 +2898,8 @@ private:
                           : std::string("a snapshot of the copy (") + last_op_ + ") differs from the original's");
         world_ = std::move(fresh);
         replica_.reset(); // another world: the replica follows the new one from scratch
+        replica_tracked_ = 0;
+        replica_empty_ = 0;
         if (hooks_registered_) install_hooks(*world_);
         // [change] World::clone does not carry track_changes (SPEC is silent; see notes/change2.md):
         // track again. Either way every value of a tracked kind counts as added now.
@@ -2975,6 +2977,13 @@ private:
         std::swap(world_, replica_);
         const std::vector<uint32_t> a = ecs::detail::WorldAccess::free_list(*world_);
         if (a != ecs::detail::WorldAccess::free_list(*replica_)) fail("the replica's free list differs from the world's");
+        // The replica's objects count in the lifetime checks until the next sync or its reset.
+        replica_tracked_ = 0;
+        replica_empty_ = 0;
+        for (uint32_t idx : live_) {
+            replica_tracked_ += slots_[idx].content.tracked_objects();
+            replica_empty_ += slots_[idx].content.has(K_EC) ? 1 : 0;
+        }
     }
 
     // -- relationships (relation.hpp) ---------------------------------------------------------------
@@ -3106,7 +3115,7 @@ private:
         for (const Cmd& c : buffer_pending_) n += c.tracked_objects();
         for (const ModelPrefab& m : prefabs_) n += m.content.tracked_objects();
         if (res_aligned_ >= 0) ++n;
-        return n;
+        return n + replica_tracked_;
     }
     long expected_empty_counted() const {
         long n = 0;
@@ -3114,10 +3123,9 @@ private:
         for (const Cmd& c : deferred_pending_) n += c.empty_objects();
         for (const Cmd& c : buffer_pending_) n += c.empty_objects();
         for (const ModelPrefab& m : prefabs_) n += m.content.has(K_EC) ? 1 : 0;
-        return n;
+        return n + replica_empty_;
     }
 
-    /// Everything observable against the model, after every step.
     /// Every live entity of `w` against the model: kinds, values, enable bits, the runtime
     /// component, Parent and Children (the world, or a replica kept by change streams).
     void check_entities(ecs::World& w) {
@@ -3161,6 +3169,7 @@ private:
         }
     }
 
+    /// Everything observable against the model, after every step.
     void check_state() {
         ecs::World& w = *world_;
         check_entities(w);
@@ -3240,6 +3249,8 @@ private:
     std::unique_ptr<ecs::World> world_;
     std::unique_ptr<ecs::World> replica_; ///< kept equal to world_ by change streams (op_replica)
     uint32_t replica_since_ = 0;
+    long replica_tracked_ = 0; ///< tracked objects the replica holds (its content at the last sync)
+    long replica_empty_ = 0;   ///< EmptyCounted objects the replica holds
     ecs::CommandBuffer buffer_;
     std::vector<Cmd> deferred_pending_;
     std::vector<Cmd> buffer_pending_;

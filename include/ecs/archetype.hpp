@@ -480,6 +480,39 @@ public:
         enable.append_from(src.enable, base, n, columns.size()); // disabled stays disabled
     }
 
+    /**
+     * Copies every value of `src` over this archetype's values, row by row (World::copy_from when
+     * both worlds already hold the same structure: the entities, ticks' shape and enable bits are
+     * equal and stay). Trivially copyable columns: one memcpy each. Others: each value is copied
+     * into a temporary first, then replaces the old one (a throwing copy constructor leaves the old
+     * value in place). Nothing is allocated for trivially copyable columns.
+     * @pre `src.types == types` and `src.size() == size()`.
+     */
+    void copy_values_from(const Archetype& src) {
+        const size_t n = size();
+        if (n == 0) return;
+        for (size_t k = 0; k < columns.size(); ++k) {
+            const ComponentColumn& c = columns[k];
+            const ComponentColumn& from = src.columns[k];
+            if (c.elem_size == 0) continue; // tags: nothing stored
+            if (c.trivially_relocatable) {
+                std::memcpy(c.data, from.data, n * c.elem_size);
+                continue;
+            }
+            struct Temp { // one value's storage, freed however the loop ends
+                void* p;
+                size_t align;
+                ~Temp() { ::operator delete(p, std::align_val_t(align)); }
+            } temp{::operator new(c.type_size, std::align_val_t(c.elem_align)), c.elem_align};
+            for (size_t row = 0; row < n; ++row) {
+                c.copy(temp.p, from.at(row));
+                c.destroy_at(c.at(row));
+                c.move(c.at(row), temp.p);
+                c.destroy_at(temp.p);
+            }
+        }
+    }
+
     /// Destroys every row (entities included); keeps the block for reuse.
     void clear() noexcept {
         destroy_all_rows();

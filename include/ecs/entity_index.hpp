@@ -24,6 +24,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -36,6 +37,51 @@
 namespace ecs {
 
 class Archetype;
+
+namespace detail {
+
+/// A number no other World of the process had (World::copy_from's lineage check).
+inline uint64_t next_world_uid() noexcept {
+    static std::atomic<uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+/**
+ * @brief Which world this one was last made structurally equal to by copy_from, and at which
+ *        structure versions of both. A moved-to world takes the lineage along; a moved-from (or
+ *        copied) one gets a uid of its own and forgets its peer.
+ */
+struct CopyLineage {
+    uint64_t uid = next_world_uid();
+    uint64_t peer = 0;         ///< uid of the other world (0: none)
+    uint64_t peer_version = 0; ///< its structure version right after the copy
+    uint64_t own_version = 0;  ///< this world's structure version right after the copy
+
+    CopyLineage() = default;
+    CopyLineage(const CopyLineage&) noexcept : uid(next_world_uid()) {}
+    CopyLineage(CopyLineage&& o) noexcept : uid(o.uid), peer(o.peer), peer_version(o.peer_version), own_version(o.own_version) {
+        o.reset();
+    }
+    CopyLineage& operator=(const CopyLineage&) noexcept {
+        reset();
+        return *this;
+    }
+    CopyLineage& operator=(CopyLineage&& o) noexcept {
+        if (this == &o) return *this;
+        uid = o.uid;
+        peer = o.peer;
+        peer_version = o.peer_version;
+        own_version = o.own_version;
+        o.reset();
+        return *this;
+    }
+    void reset() noexcept {
+        uid = next_world_uid();
+        peer = peer_version = own_version = 0;
+    }
+};
+
+} // namespace detail
 
 /**
  * @brief Where an entity lives: its archetype and row, plus the slot's current generation.
@@ -206,6 +252,7 @@ public:
     }
     /// Grows the index to `n` slots (new ones dead, generation 1, on no free list; change streams).
     void ensure_slots(size_t n) {
+        ++version_;
         while (records_.size() < n) records_.push_back(EntityRecord{});
         if (clock_ != nullptr) stamps_.resize(records_.size(), 0u);
     }
@@ -217,7 +264,10 @@ public:
         stamp(index);
     }
     /// Makes `head` the slot the next allocate() takes (0: none). @pre see set_dead.
-    void set_free_head(uint32_t head) noexcept { free_head_ = head; }
+    void set_free_head(uint32_t head) noexcept {
+        free_head_ = head;
+        ++version_;
+    }
     /// The slot the next allocate() takes when the free list is not empty (0: none).
     [[nodiscard]] uint32_t free_head() const noexcept { return free_head_; }
 
@@ -236,10 +286,35 @@ public:
     [[nodiscard]] ECS_FORCEINLINE bool stamping() const noexcept { return clock_ != nullptr; }
     /// Records that slot `index` changed structurally now (no-op without a clock).
     ECS_FORCEINLINE void stamp(uint32_t index) noexcept {
+        ++version_;
         if (ECS_UNLIKELY(clock_ != nullptr)) stamp_now(index);
+    }
+    /// Records a structural change that stamps no slot (rows reordered: sort, Cascade order).
+    void bump() noexcept { ++version_; }
+    /// Changes with every structural change of the world (every stamp and bump).
+    [[nodiscard]] uint64_t structure_version() const noexcept { return version_; }
+
+    /// True when this index and `other` hold the same structure because one was made a copy of
+    /// the other (copy_from) and neither changed structurally since: the records, the rows' order
+    /// and entities, names, pairs and enable bits are then equal (archetypes paired by id).
+    [[nodiscard]] bool same_structure_as(const EntityIndex& other) const noexcept {
+        return (lineage_.peer == other.lineage_.uid && lineage_.peer_version == other.version_ &&
+                lineage_.own_version == version_) ||
+               (other.lineage_.peer == lineage_.uid && other.lineage_.peer_version == version_ &&
+                other.lineage_.own_version == other.version_);
+    }
+    /// Notes that this index was just made structurally equal to `src` (copy_from).
+    void note_copied_from(const EntityIndex& src) const noexcept {
+        lineage_.peer = src.lineage_.uid;
+        lineage_.peer_version = src.version_;
+        lineage_.own_version = version_;
+        src.lineage_.peer = lineage_.uid;
+        src.lineage_.peer_version = version_;
+        src.lineage_.own_version = src.version_;
     }
     /// Stamps every slot now (the records were rebuilt wholesale: a snapshot load).
     void stamp_all() noexcept {
+        ++version_;
         if (clock_ == nullptr) return;
         stamps_.resize(records_.size(), 0u);
         for (size_t i = 0; i < stamps_.size(); ++i) stamps_.data()[i] = clock_->now;
@@ -275,13 +350,21 @@ public:
     /// fit and `other` reserves nothing.
     template <typename Twin>
     void copy_from(const EntityIndex& other, Twin&& twin) {
+        ++version_;
         const size_t n = other.records_.size();
         records_.resize(n);
         const EntityRecord* from = other.records_.data();
         EntityRecord* to = records_.data();
+        // Consecutive slots mostly live in the same archetype: the last translation is kept.
+        const Archetype* last_from = nullptr;
+        Archetype* last_to = nullptr;
         for (size_t i = 0; i < n; ++i) {
             EntityRecord r = from[i];
-            if (r.archetype != nullptr) r.archetype = twin(r.archetype);
+            if (r.archetype != last_from && r.archetype != nullptr) {
+                last_from = r.archetype;
+                last_to = twin(r.archetype);
+            }
+            r.archetype = r.archetype != nullptr ? last_to : nullptr;
             to[i] = r;
         }
         free_head_ = other.free_head_;
@@ -304,6 +387,7 @@ public:
     }
     /// Forgets every slot: the state of a new world (slot 0 only, empty free list, no reservation).
     void reset() noexcept {
+        ++version_;
         records_.resize(1);
         records_[0] = EntityRecord{};
         free_head_ = 0;
@@ -333,7 +417,11 @@ public:
     }
 
     /// The raw records (serialization and prefabs rebuild them wholesale; see detail::WorldAccess).
-    detail::PodArray<EntityRecord>& records() noexcept { return records_; }
+    /// Mutable access counts as a structural change (the caller may rebuild or reorder records).
+    detail::PodArray<EntityRecord>& records() noexcept {
+        ++version_;
+        return records_;
+    }
     const detail::PodArray<EntityRecord>& records() const noexcept { return records_; }
     size_t& alive_count_ref() noexcept { return alive_count_; }
 
@@ -362,6 +450,8 @@ private:
     const detail::ChangeClock* clock_ = nullptr; ///< the world's clock once a type is tracked
     detail::PodArray<uint32_t> stamps_;          ///< per slot: tick of its last structural change
     detail::PodArray<uint32_t> block_stamps_;    ///< per STAMP_BLOCK slots: >= every stamp of the block
+    uint64_t version_ = 0;                       ///< structure version (see structure_version)
+    mutable detail::CopyLineage lineage_;        ///< copy_from's record of the last copy (both sides)
     uint32_t free_head_ = 0;                 ///< most recently freed slot (0: none)
     size_t alive_count_ = 0;
     size_t reserved_count_ = 0;              ///< slots taken by reserve(), not yet placed or cancelled

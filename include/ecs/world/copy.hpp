@@ -69,6 +69,7 @@ inline void World::copy_from(const World& src) {
     bool same_ids = true;
     for (size_t i = 0; i < common && same_ids; ++i)
         same_ids = graph_.all()[i]->type_hash == from[i]->type_hash && graph_.all()[i]->types == from[i]->types;
+    if (same_ids && copy_values_only(src)) return;
     std::vector<Archetype*> twins; // src id -> archetype here; only filled when the ids differ
     struct Reset { // a throwing copy constructor: no entity is left half-copied
         World& world;
@@ -109,6 +110,47 @@ inline void World::copy_from(const World& src) {
     if (const detail::SparseRoom* room = src.graph_.sparse()) detail::WorldCloner::copy_sparse(*room, *this);
     reset.done = true;
     resources_.copy_from(src.resources_);
+    if (src.entities_.reserved_count() == 0) entities_.note_copied_from(src.entities_);
+}
+
+/**
+ * copy_from when this world already holds `src`'s structure: it was made a copy of `src` (or `src`
+ * of it) and neither changed structurally since (EntityIndex::same_structure_as; every create,
+ * destroy, add, remove, rename, pair, enable flip, sort and snapshot load changes the structure
+ * version). The records, the archetypes' rows and entities, names, pairs and enable bits are then
+ * equal already: only the values, their ticks, the sparse sets, the clock and the resources are
+ * copied. A Rollback frame restored after value-only frames costs about a memcpy of the values.
+ * @return false (nothing changed) when the structures may differ: the caller copies everything.
+ */
+inline bool World::copy_values_only(const World& src) {
+    if (!entities_.same_structure_as(src.entities_) || src.entities_.reserved_count() != 0 || entities_.reserved_count() != 0)
+        return false;
+    const detail::OwnedArray<Archetype>& from = src.graph_.all();
+    const detail::OwnedArray<Archetype>& here = graph_.all();
+    if (from.size() > here.size()) return false;
+    for (size_t i = 0; i < from.size(); ++i) {
+        if (here[i]->size() != from[i]->size()) return false;
+        // A type tracked here but not in src: its ticks must restart (the full path does that).
+        if (here[i]->ticks.active())
+            for (size_t c = 0; c < here[i]->columns.size(); ++c)
+                if (here[i]->ticks.column(c) != nullptr && from[i]->ticks.column(c) == nullptr) return false;
+    }
+    for (size_t i = from.size(); i < here.size(); ++i)
+        if (here[i]->size() != 0) return false;
+    for (size_t i = 0; i < from.size(); ++i) {
+        Archetype& to = *here[i];
+        const Archetype& of = *from[i];
+        to.copy_values_from(of);
+        if (to.ticks.active())
+            for (size_t c = 0; c < to.columns.size(); ++c)
+                if (detail::TickColumn* t = to.ticks.column(c))
+                    if (const detail::TickColumn* f = of.ticks.column(c)) t->copy_from(*f);
+    }
+    if (graph_.sparse() != nullptr) graph_.sparse()->clear();
+    if (const detail::SparseRoom* room = src.graph_.sparse()) detail::WorldCloner::copy_sparse(*room, *this);
+    resources_.copy_from(src.resources_);
+    entities_.note_copied_from(src.entities_);
+    return true;
 }
 
 /// The change-detection clock (SPEC §3.13) as a `since`: the last closed tick. Every write so far

@@ -100,6 +100,7 @@ void World::sort(Compare&& cmp) {
             detail::stable_sort_with_buffer(order.data(), n, scratch.data(), less);
             arch->permute(order, placed);
             for (size_t row = 0; row < n; ++row) entities_[arch->entities[row].index].row = static_cast<uint32_t>(row);
+            entities_.bump(); // the rows moved: a copy of this world no longer holds this order
         }
     } else {
         (void)cmp;

@@ -602,6 +602,7 @@ private:
     /// destroy() in a world holding pairs (world/relations.hpp).
     void relations_destroy(Entity e);
     void stamp_sources(Entity e); ///< structure stamps of the entities `e` is a target of
+    bool copy_values_only(const World& src); ///< copy_from's path for equal structures (world/copy.hpp)
     /// Runs the follow-up work of removed pairs (tags to take off, sources to destroy).
     void drain_relations();
     /// destroy() of live `e` in a world with observers, pairs, sparse components or names.
