@@ -644,7 +644,7 @@ public:
         for (step_ = 0; step_ < steps_ && error_.empty() && !exhausted_; ++step_) {
             if (step_ == hooks_at_) register_hooks();
             for (int t = 0; t < CHANGE_KINDS; ++t)
-                if (step_ == track_at_[static_cast<size_t>(t)]) start_tracking(t);
+                if (step_ == track_at_[static_cast<size_t>(t)] && !tracking_[static_cast<size_t>(t)]) start_tracking(t); // (a replica may have begun it)
             one_step();
             if (verbose_) ++stats_.ops[last_op_];
             if (error_.empty()) check_state();

@@ -499,11 +499,17 @@ public:
                 std::memcpy(c.data, from.data, n * c.elem_size);
                 continue;
             }
-            struct Temp { // one value's storage, freed however the loop ends
+            struct Temp { // one value's storage (on the stack when it fits), freed however the loop ends
+                alignas(64) unsigned char local[256];
                 void* p;
                 size_t align;
-                ~Temp() { ::operator delete(p, std::align_val_t(align)); }
-            } temp{::operator new(c.type_size, std::align_val_t(c.elem_align)), c.elem_align};
+                Temp(size_t size, size_t a) : p(size <= sizeof local && a <= 64 ? static_cast<void*>(local) : ::operator new(size, std::align_val_t(a))), align(a) {}
+                Temp(const Temp&) = delete;
+                Temp& operator=(const Temp&) = delete;
+                ~Temp() {
+                    if (p != static_cast<void*>(local)) ::operator delete(p, std::align_val_t(align));
+                }
+            } temp(c.type_size, c.elem_align);
             for (size_t row = 0; row < n; ++row) {
                 c.copy(temp.p, from.at(row));
                 c.destroy_at(c.at(row));

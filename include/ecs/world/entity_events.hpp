@@ -31,7 +31,7 @@ inline constexpr uint32_t MAX_PROPAGATION = 64;
 namespace detail {
 /// Wraps `fn(World&, Entity, E&, Propagation&)` for the observer table.
 template <typename E, typename F>
-EntityObserverFn entity_observer(F&& fn) {
+auto entity_observer(F&& fn) {
     static_assert(std::is_invocable_v<std::decay_t<F>&, World&, Entity, E&, Propagation&>,
                   "World::observe<E>: the observer must be callable as fn(World&, Entity, E&, Propagation&)");
     return [f = std::forward<F>(fn)](World& w, Entity e, void* ev, Propagation& p) mutable { f(w, e, *static_cast<E*>(ev), p); };
@@ -64,8 +64,14 @@ void World::emit(Entity target, E&& event) {
     const uint32_t newest = entity_events_.newest(); // observers registered during this emit wait
     Entity current = target;
     for (;;) {
+        // Whether `current` has a Parent, read before its observers run: when nothing structural
+        // happened during them (the structure version is unchanged), the answer still holds, and
+        // a top-level entity returns without reading its record again.
+        const uint64_t version = entities_.structure_version();
+        const bool has_parent = entities_[current.index].archetype->mask.test(parent_id);
         entity_events_.dispatch(*this, current, type, &ev, p, newest);
         if (p.stopped() || p.depth() == MAX_PROPAGATION) return;
+        if (!has_parent && entities_.structure_version() == version) return; // the top
         const EntityRecord& rec = entities_[current.index]; // re-read: an observer may have changed it
         if (rec.generation != current.generation || rec.archetype == nullptr) return; // destroyed
         if (!rec.archetype->mask.test(parent_id)) return; // no Parent: the top
