@@ -3226,6 +3226,7 @@ private:
         buffer_pending_.clear();
         prefabs_.clear();
         world_.reset();
+        replica_.reset();
         const ModelLife& l = model_life();
         if (static_cast<long>(l.live.size()) != life_base_ || l.bad != 0)
             fail("after teardown " + std::to_string(static_cast<long>(l.live.size()) - life_base_) +

@@ -685,7 +685,7 @@ private:
             if (!s.live) continue;
             for (uint32_t r = s.rel_first; r < s.rel_first + s.rel_count; ++r)
                 for (uint32_t t = rels_[r].first; t < rels_[r].first + rels_[r].count; ++t)
-                    if (!alive_after(targets_[t]) || targets_[t] == Entity{s.index, s.generation})
+                    if (!alive_after(targets_[t]))
                         return fail(DeserializeError::dangling_relation, 0, "apply_changes: a pair names an entity that will not be alive");
             if (s.name.empty()) continue;
             names.push_back(s.name);
