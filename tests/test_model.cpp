@@ -2936,6 +2936,7 @@ private:
     /// first call on, so every value written travels).
     void op_replica() {
         last_op_ = "change stream to the replica";
+        register_model_components(); // names: a change stream names its types
         std::vector<Cmd> cmds = std::move(deferred_pending_);
         deferred_pending_.clear();
         world_->flush_deferred(); // reserved slots: serialize_changes refuses them
