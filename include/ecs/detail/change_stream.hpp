@@ -706,7 +706,12 @@ private:
                                 "apply_changes: component " + regs_index_name(v.id()) +
                                     " can neither be copied nor default-constructed into an entity");
             }
-        return slots_.empty() || check_free_list(index);
+        if (slots_.empty()) { // no slot changed: the free list is the target's own
+            if (free_head_ != index.free_head())
+                return fail(DeserializeError::base_mismatch, 0, "apply_changes: the free list differs from the target's, with no slot changed");
+            return true;
+        }
+        return check_free_list(index);
     }
 
     std::string regs_index_name(ComponentTypeID id) const {
