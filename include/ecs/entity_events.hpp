@@ -67,6 +67,9 @@ namespace detail {
 struct EntityObserverEntry {
     using Call = void (*)(EntityObserverEntry&, World&, Entity, void*, Propagation&);
     using Destroy = void (*)(EntityObserverEntry*) noexcept;
+    /// What a dispatch matches in one compare: the event type and the entity's generation (0 for
+    /// observers of any entity); a dead entry matches nothing (DEAD_KEY).
+    uint64_t key = 0;
     uint32_t id = 0;
     uint32_t generation = 0;
     ComponentTypeID type = INVALID_COMPONENT_ID;
@@ -74,6 +77,9 @@ struct EntityObserverEntry {
     EntityObserverEntry* next = nullptr;
     Call call = nullptr;
     Destroy destroy = nullptr;
+
+    static constexpr uint64_t DEAD_KEY = ~uint64_t(0);
+    [[nodiscard]] static constexpr uint64_t key_of(ComponentTypeID t, uint32_t g) noexcept { return (uint64_t(g) << 32) | t; }
 };
 
 /// An observer entry holding callable `F`, called as fn(World&, Entity, void* event, Propagation&).
@@ -93,9 +99,10 @@ class EntityEvents {
 public:
     EntityEvents() : serial_(next_observers_serial.fetch_add(1, std::memory_order_relaxed)) {}
     EntityEvents(EntityEvents&& other) noexcept
-        : by_slot_(std::move(other.by_slot_)), global_(std::move(other.global_)), live_(other.live_), last_id_(other.last_id_),
+        : by_slot_(std::move(other.by_slot_)), global_(std::move(other.global_)), live_(other.live_), global_live_(other.global_live_), last_id_(other.last_id_),
           dispatching_(other.dispatching_), garbage_(other.garbage_), serial_(other.serial_) {
         other.live_ = 0;
+        other.global_live_ = 0;
     }
     EntityEvents& operator=(EntityEvents&& other) noexcept {
         if (this != &other) {
@@ -103,11 +110,13 @@ public:
             by_slot_ = std::move(other.by_slot_);
             global_ = std::move(other.global_);
             live_ = other.live_;
+            global_live_ = other.global_live_;
             last_id_ = other.last_id_;
             dispatching_ = other.dispatching_;
             garbage_ = other.garbage_;
             serial_ = other.serial_;
             other.live_ = 0;
+            other.global_live_ = 0;
         }
         return *this;
     }
@@ -125,11 +134,13 @@ public:
         entry->id = ++last_id_;
         entry->generation = e.generation;
         entry->type = type;
+        entry->key = Entry::key_of(type, e == INVALID_ENTITY ? 0u : e.generation);
         Entry*& head = e == INVALID_ENTITY ? grow(global_, type) : grow(by_slot_, e.index);
         Entry** at = &head; // appended: observers run in registration order
         while (*at != nullptr) at = &(*at)->next;
         *at = entry;
         ++live_;
+        if (e == INVALID_ENTITY) ++global_live_;
         return ObserverId{last_id_, serial_};
     }
 
@@ -139,7 +150,7 @@ public:
      */
     ECS_FORCEINLINE void dispatch(World& world, Entity e, ComponentTypeID type, void* event, Propagation& p, uint32_t newest) {
         if (e.index < by_slot_.size() && by_slot_[e.index] != nullptr) run(world, by_slot_[e.index], e, true, type, event, p, newest);
-        if (type < global_.size() && global_[type] != nullptr) run(world, global_[type], e, false, type, event, p, newest);
+        if (global_live_ != 0 && type < global_.size() && global_[type] != nullptr) run(world, global_[type], e, false, type, event, p, newest);
     }
     /// The id of the newest observer (emit passes it to dispatch).
     [[nodiscard]] uint32_t newest() const noexcept { return last_id_; }
@@ -185,7 +196,9 @@ private:
 
     void kill(Entry& entry) noexcept {
         entry.dead = true;
+        entry.key = Entry::DEAD_KEY;
         --live_;
+        if (entry.generation == 0) --global_live_; // an observer of any entity (no slot's generation is 0)
         garbage_ = true;
     }
 
@@ -226,16 +239,16 @@ private:
     /// dispatch runs), so an observer may register, disconnect or destroy while this walks.
     void run(World& world, Entry* head, Entity e, bool own, ComponentTypeID type, void* event, Propagation& p, uint32_t newest) {
         ++dispatching_;
-        for (Entry* entry = head; entry != nullptr; entry = entry->next) {
-            if (entry->dead || entry->type != type || entry->id > newest || (own && entry->generation != e.generation)) continue;
-            entry->call(*entry, world, e, event, p);
-        }
+        const uint64_t key = Entry::key_of(type, own ? e.generation : 0u);
+        for (Entry* entry = head; entry != nullptr; entry = entry->next)
+            if (entry->key == key && entry->id <= newest) entry->call(*entry, world, e, event, p);
         if (--dispatching_ == 0 && garbage_) sweep_all();
     }
 
     std::vector<Entry*> by_slot_; ///< entity slot -> its observers (a list in registration order)
     std::vector<Entry*> global_;  ///< event type -> observers of any entity
     size_t live_ = 0;
+    size_t global_live_ = 0; ///< live observers of any entity (dispatch skips global_ while 0)
     uint32_t last_id_ = 0;
     uint32_t dispatching_ = 0;
     bool garbage_ = false;

@@ -376,3 +376,74 @@ TEST_CASE("deltas: damaged, truncated and mismatched streams are refused whole",
     }
     CHECK(DlCounted::tally().clean());
 }
+
+TEST_CASE("copy_from: the values-only path when both worlds hold the same structure", "[deltas]") {
+    register_delta_types();
+    DlCounted::reset();
+    {
+        World src;
+        src.track_changes<DlPos>();
+        std::vector<Entity> es;
+        for (int i = 0; i < 300; ++i) {
+            Entity e = src.create_with(DlPos{float(i), 0}, DlText{std::string(size_t(i % 50), 'q')}, DlCounted(i));
+            if (i % 3 == 0) src.add(e, DlWide{double(i)});
+            if (i % 7 == 0) src.add(e, DlPoison{i});
+            if (i % 11 == 0) src.relate<DlLikes>(e, es.empty() ? e : es[0]);
+            if (i % 13 == 0) src.set_name(e, "c" + std::to_string(i));
+            es.push_back(e);
+        }
+        World dst;
+        dst.copy_from(src);
+        check_equal(src, dst);
+        // Values only: the next copy takes the short path, and must still give equal worlds.
+        for (size_t i = 0; i < es.size(); i += 2) {
+            src.get<DlPos>(es[i]).x += 0.5f;
+            src.get<DlText>(es[i]).s += "!";
+            src.get<DlCounted>(es[i]) = DlCounted(-int(i));
+        }
+        src.get<DlPoison>(es[7]).turns = 99;
+        dst.copy_from(src);
+        check_equal(src, dst);
+        // Changed<T> on the copy sees what the source's handle would (the ticks came along).
+        auto changed_src = src.query<const DlPos>(ecs::Changed<DlPos>{});
+        auto changed_dst = dst.query<const DlPos>(ecs::Changed<DlPos>{});
+        size_t a = 0, b = 0;
+        changed_src.each([&](const DlPos&) { ++a; });
+        changed_dst.each([&](const DlPos&) { ++b; });
+        CHECK(a == b);
+        // The copy changes structurally: the next copy must take the full path.
+        dst.destroy(es[5]);
+        dst.add(es[6], DlTag{});
+        dst.set_name(es[8], "renamed");
+        dst.disable<DlPos>(es[9]);
+        dst.copy_from(src);
+        check_equal(src, dst);
+        // The source changes structurally, or is sorted: the full path again.
+        src.disable(es[10]);
+        dst.copy_from(src);
+        check_equal(src, dst);
+        src.sort<DlPos>([](const DlPos& l, const DlPos& r) { return l.x > r.x; });
+        dst.copy_from(src);
+        check_equal(src, dst);
+        std::vector<Entity> order_src, order_dst;
+        src.each<const DlPos>([&](Entity e, const DlPos&) { order_src.push_back(e); });
+        dst.each<const DlPos>([&](Entity e, const DlPos&) { order_dst.push_back(e); });
+        CHECK(order_src == order_dst);
+        // A Rollback ring over value-only frames restores each frame exactly.
+        ecs::Rollback ring(src, 4);
+        std::vector<std::string> frames;
+        for (int f = 0; f < 6; ++f) {
+            for (size_t i = 0; i < es.size(); i += 3)
+                if (src.alive(es[i])) src.get<DlPos>(es[i]).y = float(f * 10 + int(i));
+            ring.save(f);
+            frames.push_back(dump(src));
+        }
+        for (int f = 5; f >= 2; --f) {
+            REQUIRE(ring.load(f));
+            CHECK(dump(src) == frames[size_t(f)]);
+            REQUIRE(src.check_invariants());
+        }
+        CHECK_FALSE(ring.load(1));
+    }
+    CHECK(DlCounted::tally().clean());
+}
