@@ -25,6 +25,7 @@
 
 #include "component.hpp"
 #include "config.hpp"
+#include "detail/pod_array.hpp"
 #include "entity.hpp"
 #include "observers.hpp"
 
@@ -189,7 +190,7 @@ public:
 private:
     using Entry = EntityObserverEntry;
 
-    static Entry*& grow(std::vector<Entry*>& heads, size_t at) {
+    static Entry*& grow(PodArray<Entry*>& heads, size_t at) {
         if (at >= heads.size()) heads.resize(at + 1, nullptr);
         return heads[at];
     }
@@ -245,8 +246,8 @@ private:
         if (--dispatching_ == 0 && garbage_) sweep_all();
     }
 
-    std::vector<Entry*> by_slot_; ///< entity slot -> its observers (a list in registration order)
-    std::vector<Entry*> global_;  ///< event type -> observers of any entity
+    PodArray<Entry*> by_slot_; ///< entity slot -> its observers (a list in registration order)
+    PodArray<Entry*> global_;  ///< event type -> observers of any entity
     size_t live_ = 0;
     size_t global_live_ = 0; ///< live observers of any entity (dispatch skips global_ while 0)
     uint32_t last_id_ = 0;

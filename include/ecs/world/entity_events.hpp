@@ -60,18 +60,22 @@ void World::emit(Entity target, E&& event) {
     T ev(std::forward<E>(event));
     Propagation p(target);
     const ComponentTypeID type = detail::event_type_id<T>();
-    const ComponentTypeID parent_id = component_id<Parent>();
     const uint32_t newest = entity_events_.newest(); // observers registered during this emit wait
-    Entity current = target;
+    // Whether the target has a Parent, read before its observers run: when nothing structural
+    // happened during them (the structure version is unchanged), the answer still holds, and an
+    // event to a top-level entity ends here without reading its record again.
+    const uint64_t version = entities_.structure_version();
+    const bool has_parent = entities_[target.index].archetype->mask.test(component_id<Parent>());
+    entity_events_.dispatch(*this, target, type, &ev, p, newest);
+    if (ECS_LIKELY(!has_parent && entities_.structure_version() == version) || p.stopped()) return;
+    emit_up(target, type, &ev, p, newest);
+}
+
+/// emit's climb from `current` (whose observers ran) to its ancestors: out of line, not per event type.
+ECS_NOINLINE inline void World::emit_up(Entity current, ComponentTypeID type, void* ev, Propagation& p, uint32_t newest) {
+    const ComponentTypeID parent_id = component_id<Parent>();
     for (;;) {
-        // Whether `current` has a Parent, read before its observers run: when nothing structural
-        // happened during them (the structure version is unchanged), the answer still holds, and
-        // a top-level entity returns without reading its record again.
-        const uint64_t version = entities_.structure_version();
-        const bool has_parent = entities_[current.index].archetype->mask.test(parent_id);
-        entity_events_.dispatch(*this, current, type, &ev, p, newest);
         if (p.stopped() || p.depth() == MAX_PROPAGATION) return;
-        if (!has_parent && entities_.structure_version() == version) return; // the top
         const EntityRecord& rec = entities_[current.index]; // re-read: an observer may have changed it
         if (rec.generation != current.generation || rec.archetype == nullptr) return; // destroyed
         if (!rec.archetype->mask.test(parent_id)) return; // no Parent: the top
@@ -79,6 +83,7 @@ void World::emit(Entity target, E&& event) {
         if (!alive(up)) return;
         current = up;
         p.climb();
+        entity_events_.dispatch(*this, current, type, ev, p, newest);
     }
 }
 
