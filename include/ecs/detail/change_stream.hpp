@@ -84,7 +84,16 @@ inline const RelationTypeInfo* relation_type_of_relation(ComponentTypeID relatio
 /// Builds the body of a change stream (see the file comment).
 class ChangeWriter {
 public:
-    ChangeWriter(const World& world, uint32_t since) : world_(world), since_(since) { table_.assign(ECS_MAX_COMPONENTS, NONE); }
+    ChangeWriter(const World& world, uint32_t since) : world_(world), since_(since) {
+        table_.assign(ECS_MAX_COMPONENTS, NONE);
+        records_.bytes.swap(scratch()); // the previous stream's buffer: no regrowth per call
+        records_.bytes.clear();
+    }
+    ~ChangeWriter() {
+        if (records_.bytes.capacity() <= KEEP_BYTES) records_.bytes.swap(scratch()); // else freed here
+    }
+    ChangeWriter(const ChangeWriter&) = delete;
+    ChangeWriter& operator=(const ChangeWriter&) = delete;
 
     /// False (message set) when something cannot be written: an unregistered type.
     bool build() {
@@ -165,6 +174,13 @@ public:
 
 private:
     static constexpr uint32_t NONE = 0xFFFFFFFFu;
+    static constexpr size_t KEEP_BYTES = size_t(1) << 20; ///< a larger buffer is not kept for the next call
+
+    /// This thread's body buffer between calls (a stream a frame, the capacity stays).
+    static std::string& scratch() {
+        static thread_local std::string buffer;
+        return buffer;
+    }
 
     /// The index of `id`'s name in the name table (added on first use); NONE when unregistered.
     uint32_t name_of(ComponentTypeID id) {
