@@ -86,11 +86,11 @@ class ChangeWriter {
 public:
     ChangeWriter(const World& world, uint32_t since) : world_(world), since_(since) {
         table_.assign(ECS_MAX_COMPONENTS, NONE);
-        records_.bytes.swap(scratch()); // the previous stream's buffer: no regrowth per call
-        records_.bytes.clear();
+        values_ = std::move(scratch()); // the previous stream's buffer: no regrowth per call
+        values_.clear();
     }
     ~ChangeWriter() {
-        if (records_.bytes.capacity() <= KEEP_BYTES) records_.bytes.swap(scratch()); // else freed here
+        if (values_.capacity() <= KEEP_BYTES) scratch() = std::move(values_); // else freed here
     }
     ChangeWriter(const ChangeWriter&) = delete;
     ChangeWriter& operator=(const ChangeWriter&) = delete;
@@ -115,9 +115,8 @@ public:
         });
         if (!ok) return false;
         put_u32(reinterpret_cast<unsigned char*>(&records_.bytes[record_count_at]), count);
-        // Values of tracked types on entities whose structure did not change.
-        const size_t group_count_at = records_.bytes.size();
-        records_.u32(0);
+        // Values of tracked types on entities whose structure did not change (the body's last part).
+        value_u32(0); // the group count, patched below
         groups_ = 0;
         for (const Archetype* a : WorldAccess::archetypes(world_)) {
             if (a->size() == 0 || !a->ticks.active()) continue;
@@ -143,7 +142,7 @@ public:
                 ++groups_;
             }
         }
-        put_u32(reinterpret_cast<unsigned char*>(&records_.bytes[group_count_at]), groups_);
+        put_u32(values_.data(), groups_);
         return true;
     }
 
@@ -152,7 +151,7 @@ public:
         SectionBytes names;
         names.u32(static_cast<uint32_t>(names_.size()));
         for (const std::string* n : names_) names.name(*n);
-        const uint64_t body = head_.bytes.size() + names.bytes.size() + records_.bytes.size();
+        const uint64_t body = head_.bytes.size() + names.bytes.size() + records_.bytes.size() + values_.size();
         unsigned char header[CHANGE_HEADER];
         std::memcpy(header, CHANGE_MAGIC, 4);
         put_u32(header + 4, CHANGE_STREAM_VERSION);
@@ -165,6 +164,8 @@ public:
             out.write(part->data(), static_cast<std::streamsize>(part->size()));
             crc.update(part->data(), part->size());
         }
+        out.write(reinterpret_cast<const char*>(values_.data()), static_cast<std::streamsize>(values_.size()));
+        crc.update(values_.data(), values_.size());
         unsigned char trailer[4];
         put_u32(trailer, crc.value());
         out.write(reinterpret_cast<const char*>(trailer), 4);
@@ -176,11 +177,13 @@ private:
     static constexpr uint32_t NONE = 0xFFFFFFFFu;
     static constexpr size_t KEEP_BYTES = size_t(1) << 20; ///< a larger buffer is not kept for the next call
 
-    /// This thread's body buffer between calls (a stream a frame, the capacity stays).
-    static std::string& scratch() {
-        static thread_local std::string buffer;
+    /// This thread's value buffer between calls (a stream a frame, the capacity stays).
+    static PodArray<unsigned char>& scratch() {
+        static thread_local PodArray<unsigned char> buffer;
         return buffer;
     }
+    /// Appends a little-endian u32 to the value groups.
+    void value_u32(uint32_t v) { put_u32(values_.extend(4), v); }
 
     /// The index of `id`'s name in the name table (added on first use); NONE when unregistered.
     uint32_t name_of(ComponentTypeID id) {
@@ -197,24 +200,48 @@ private:
         return table_[id];
     }
 
-    /// Appends one value's payload (length first).
-    void payload(ComponentTypeID id, const void* value) {
-        const ComponentRegistration* reg = regs_[table_[id]];
+    /// The bytes of one value's payload: `size` and `data` (into `sink_` for types with functions).
+    const char* payload_bytes(const ComponentRegistration* reg, const void* value, size_t& size) {
         if (reg->element_size == 0) {
-            records_.u32(0);
-            return;
+            size = 0;
+            return nullptr;
         }
         if (reg->bulk) {
-            records_.u32(reg->element_size);
-            records_.bytes.append(static_cast<const char*>(value), reg->element_size);
-            return;
+            size = reg->element_size;
+            return static_cast<const char*>(value);
         }
         sink_.clear();
         std::ostream os(&sink_);
         reg->serialize(os, value);
         if (!os) failed_ = true;
-        records_.u32(static_cast<uint32_t>(sink_.size()));
-        records_.bytes.append(sink_.data(), sink_.size());
+        size = sink_.size();
+        return sink_.data();
+    }
+    /// Appends one value's payload (length first) to the slot records.
+    void payload(ComponentTypeID id, const void* value) {
+        size_t size = 0;
+        const char* bytes = payload_bytes(regs_[table_[id]], value, size);
+        records_.u32(static_cast<uint32_t>(size));
+        if (size != 0) records_.bytes.append(bytes, size);
+    }
+    /// Appends one row of a value group: the handle, the payload's length, the payload.
+    void value_row(Entity e, const ComponentRegistration* reg, const void* value) {
+        if (reg->bulk || reg->element_size == 0) { // fixed size: one extension, inline copies
+            const size_t size = reg->element_size;
+            unsigned char* out = values_.extend(12 + size);
+            put_u32(out, e.index);
+            put_u32(out + 4, e.generation);
+            put_u32(out + 8, static_cast<uint32_t>(size));
+            if (size != 0) ComponentColumn::copy_bytes(out + 12, value, size);
+            return;
+        }
+        size_t size = 0;
+        const char* bytes = payload_bytes(reg, value, size);
+        unsigned char* out = values_.extend(12);
+        put_u32(out, e.index);
+        put_u32(out + 4, e.generation);
+        put_u32(out + 8, static_cast<uint32_t>(size));
+        values_.append(reinterpret_cast<const unsigned char*>(bytes), size);
     }
 
     bool slot_record(const EntityIndex& index, uint32_t i) {
@@ -282,7 +309,7 @@ private:
     /// are sent whole): a group header, then per row the handle and the payload. Nothing when no row
     /// qualifies. The rows are written as they are found (the count is patched in afterwards).
     bool value_group(const EntityIndex& index, const Archetype& a, const ComponentColumn& c, const TickColumn& ticks) {
-        const size_t header_at = records_.bytes.size();
+        const size_t header_at = values_.size();
         uint32_t rows = 0;
         const ComponentRegistration* reg = nullptr;
         bool named = true;
@@ -295,32 +322,15 @@ private:
                     return;
                 }
                 reg = regs_[table_[c.type_id]];
-                records_.u32(table_[c.type_id]);
-                records_.u32(0); // the row count, patched below
+                value_u32(table_[c.type_id]);
+                value_u32(0); // the row count, patched below
             }
             ++rows;
-            if (reg->bulk || reg->element_size == 0) { // fixed size: one append of the whole row
-                unsigned char head[12 + 116];
-                const size_t size = reg->element_size;
-                put_u32(head, e.index);
-                put_u32(head + 4, e.generation);
-                put_u32(head + 8, static_cast<uint32_t>(size));
-                if (size <= 116) {
-                    if (size != 0) std::memcpy(head + 12, c.at(row), size);
-                    records_.bytes.append(reinterpret_cast<const char*>(head), 12 + size);
-                } else {
-                    records_.bytes.append(reinterpret_cast<const char*>(head), 12);
-                    records_.bytes.append(static_cast<const char*>(c.at(row)), size);
-                }
-                return;
-            }
-            records_.u32(e.index);
-            records_.u32(e.generation);
-            payload(c.type_id, c.at(row));
+            value_row(e, reg, c.is_tag ? nullptr : c.at(row));
         });
         if (!named) return false;
         if (rows == 0) return true;
-        put_u32(reinterpret_cast<unsigned char*>(&records_.bytes[header_at + 4]), rows);
+        put_u32(values_.data() + header_at + 4, rows);
         ++groups_;
         return !failed_;
     }
@@ -328,19 +338,17 @@ private:
     bool sparse_group(const SparseSet& set, const std::vector<uint32_t>& members) {
         const ComponentTypeID id = set.type_id();
         if (name_of(id) == NONE) return false;
-        records_.u32(table_[id]);
-        records_.u32(static_cast<uint32_t>(members.size()));
-        for (const uint32_t i : members) {
-            records_.u32(i);
-            records_.u32(WorldAccess::generation(world_, i));
-            payload(id, set.find(i));
-        }
+        value_u32(table_[id]);
+        value_u32(static_cast<uint32_t>(members.size()));
+        const ComponentRegistration* reg = regs_[table_[id]];
+        for (const uint32_t i : members) value_row(Entity{i, WorldAccess::generation(world_, i)}, reg, set.find(i));
         return !failed_;
     }
 
     const World& world_;
     uint32_t since_;
-    SectionBytes head_, records_;
+    SectionBytes head_, records_;    ///< the ticks; the slot table and slot records
+    PodArray<unsigned char> values_; ///< the value groups (last in the body)
     std::vector<uint32_t> table_;                  ///< component id -> name index, NONE
     std::vector<const std::string*> names_;        ///< the name table
     std::vector<const ComponentRegistration*> regs_;

@@ -78,6 +78,13 @@ public:
         if (n != 0) std::memcpy(data_ + size_, first, n * sizeof(T));
         size_ += n;
     }
+    /// Appends `n` uninitialised values (growing geometrically) and returns the first of them.
+    T* extend(size_t n) {
+        if (size_ + n > capacity_) grow_to(size_ + n);
+        T* first = data_ + size_;
+        size_ += n;
+        return first;
+    }
     /// @pre !empty()
     void pop_back() noexcept { --size_; }
     /// Replaces the contents with the `n` values at `first`.
