@@ -44,7 +44,7 @@ public:
 void exercise(ecs::World& w) {
     size_t visited = 0;
     std::vector<ecs::Entity> entities;
-    w.each<>([&](ecs::Entity e) {
+    w.each<>(ecs::IncludeDisabled{}, [&](ecs::Entity e) { // disabled entities too (a change stream may disable)
         ++visited;
         entities.push_back(e);
     });
