@@ -355,16 +355,9 @@ public:
         records_.resize(n);
         const EntityRecord* from = other.records_.data();
         EntityRecord* to = records_.data();
-        // Consecutive slots mostly live in the same archetype: the last translation is kept.
-        const Archetype* last_from = nullptr;
-        Archetype* last_to = nullptr;
         for (size_t i = 0; i < n; ++i) {
             EntityRecord r = from[i];
-            if (r.archetype != last_from && r.archetype != nullptr) {
-                last_from = r.archetype;
-                last_to = twin(r.archetype);
-            }
-            r.archetype = r.archetype != nullptr ? last_to : nullptr;
+            if (r.archetype != nullptr) r.archetype = twin(r.archetype);
             to[i] = r;
         }
         free_head_ = other.free_head_;
