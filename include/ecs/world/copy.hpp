@@ -41,6 +41,8 @@ namespace ecs {
  * resources (see detail::Resources::copy_from). No allocation when this world already holds the same
  * archetypes with room for `src`'s rows and slots, and `src` has no names, pairs or reserved slots.
  *
+ * Writes to `src` too: its change clock (the open tick is closed) and its record of the last copy,
+ * so no other thread may use `src` meanwhile.
  * @pre Not during iteration (refused). Every value `src` holds is copy-constructible: otherwise
  *      asserted and refused, with this world unchanged. A throwing copy constructor leaves this world
  *      with no entity, and the exception propagates.
