@@ -12,6 +12,7 @@
 
 #include "catch.hpp"
 #include "lifetime.hpp"
+#include "rollback/stream_functions.hpp"
 
 namespace {
 using ecs::Entity;
@@ -53,31 +54,6 @@ struct ecs::relation_traits<DlOwner> {
 };
 
 namespace {
-void text_out(std::ostream& out, const void* p) {
-    const std::string& s = static_cast<const DlText*>(p)->s;
-    const uint32_t n = static_cast<uint32_t>(s.size());
-    out.write(reinterpret_cast<const char*>(&n), 4);
-    out.write(s.data(), static_cast<std::streamsize>(n));
-}
-void text_in(std::istream& in, void* p) {
-    uint32_t n = 0;
-    if (!in.read(reinterpret_cast<char*>(&n), 4) || n > 4096) {
-        in.setstate(std::ios_base::failbit);
-        return;
-    }
-    std::string s(n, '\0');
-    if (n != 0 && !in.read(&s[0], static_cast<std::streamsize>(n))) return;
-    ::new (p) DlText{std::move(s)};
-}
-void counted_out(std::ostream& out, const void* p) {
-    const int v = static_cast<const DlCounted*>(p)->value();
-    out.write(reinterpret_cast<const char*>(&v), 4);
-}
-void counted_in(std::istream& in, void* p) {
-    int v = 0;
-    if (!in.read(reinterpret_cast<char*>(&v), 4)) return;
-    ::new (p) DlCounted(v);
-}
 void move_only_out(std::ostream& out, const void* p) {
     const int v = *static_cast<const DlMoveOnly*>(p)->p;
     out.write(reinterpret_cast<const char*>(&v), 4);
@@ -92,11 +68,11 @@ void register_delta_types() {
     static const bool done = [] {
         ecs::register_component<DlPos>("dl.Pos");
         ecs::register_component<DlVel>("dl.Vel");
-        ecs::register_component<DlText>("dl.Text", &text_out, &text_in);
+        ecs::register_component<DlText>("dl.Text", &text_out<DlText>, &text_in<DlText>);
         ecs::register_component<DlWide>("dl.Wide");
         ecs::register_component<DlTag>("dl.Tag");
         ecs::register_component<DlPoison>("dl.Poison");
-        ecs::register_component<DlCounted>("dl.Counted", &counted_out, &counted_in);
+        ecs::register_component<DlCounted>("dl.Counted", &counted_out<DlCounted>, &counted_in<DlCounted>);
         ecs::register_component<DlMoveOnly>("dl.MoveOnly", &move_only_out, &move_only_in);
         ecs::register_relation<DlLikes>("dl.Likes");
         ecs::register_relation<DlOwner>("dl.Owner");

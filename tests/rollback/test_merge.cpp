@@ -13,6 +13,7 @@
 
 #include "catch.hpp"
 #include "lifetime.hpp"
+#include "rollback/stream_functions.hpp"
 
 namespace {
 using ecs::Entity;
@@ -56,41 +57,16 @@ struct ecs::component_traits<MgPoison> {
 };
 
 namespace {
-void text_out(std::ostream& out, const void* p) {
-    const std::string& s = static_cast<const MgText*>(p)->s;
-    const uint32_t n = static_cast<uint32_t>(s.size());
-    out.write(reinterpret_cast<const char*>(&n), 4);
-    out.write(s.data(), static_cast<std::streamsize>(n));
-}
-void text_in(std::istream& in, void* p) {
-    uint32_t n = 0;
-    if (!in.read(reinterpret_cast<char*>(&n), 4) || n > 4096) {
-        in.setstate(std::ios_base::failbit);
-        return;
-    }
-    std::string s(n, '\0');
-    if (!in.read(&s[0], static_cast<std::streamsize>(n))) return;
-    ::new (p) MgText{std::move(s)};
-}
-void counted_out(std::ostream& out, const void* p) {
-    const int v = static_cast<const MgCounted*>(p)->value();
-    out.write(reinterpret_cast<const char*>(&v), 4);
-}
-void counted_in(std::istream& in, void* p) {
-    int v = 0;
-    if (!in.read(reinterpret_cast<char*>(&v), 4)) return;
-    ::new (p) MgCounted(v);
-}
 
 void register_merge_types() {
     static const bool done = [] {
         ecs::register_component<MgPos>("mg.Pos");
         ecs::register_component<MgLink>("mg.Link");
         ecs::register_component<MgNested>("mg.Nested");
-        ecs::register_component<MgText>("mg.Text", &text_out, &text_in);
+        ecs::register_component<MgText>("mg.Text", &text_out<MgText>, &text_in<MgText>);
         ecs::register_component<MgAligned>("mg.Aligned");
         ecs::register_component<MgPoison>("mg.Poison");
-        ecs::register_component<MgCounted>("mg.Counted", &counted_out, &counted_in);
+        ecs::register_component<MgCounted>("mg.Counted", &counted_out<MgCounted>, &counted_in<MgCounted>);
         ecs::register_relation<MgLikes>("mg.Likes");
         ecs::register_component<ecs::Parent>("Parent");
         ecs::register_component<ecs::Children>("Children", &ecs::write_children, &ecs::read_children);

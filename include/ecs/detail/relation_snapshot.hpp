@@ -139,13 +139,6 @@ inline void write_relation_section(const RelationSectionPlan& plan, SnapshotWrit
     }
 }
 
-/// The failure of a relationship check, in the loader's words.
-inline bool relation_fail(DeserializeResult& result, DeserializeError error, uint64_t at, const std::string& what) {
-    result.error = error;
-    result.offset = at;
-    result.message = what + " (at byte " + std::to_string(at) + ")";
-    return false;
-}
 
 /// Reads one relationship type's pairs (the payload's inner loop) into `out`, checked.
 inline bool read_relation_pairs(SnapshotReader& in, uint64_t end, const std::vector<uint8_t>& slot_states, uint8_t live_state,
@@ -154,15 +147,15 @@ inline bool read_relation_pairs(SnapshotReader& in, uint64_t end, const std::vec
     const uint64_t name_at = in.offset();
     uint32_t length = 0;
     if (!in.u32(length) || in.offset() > end)
-        return relation_fail(result, DeserializeError::truncated, name_at, "snapshot truncated: missing relationship name");
+        return load_failure(result, DeserializeError::truncated, name_at, "snapshot truncated: missing relationship name");
     if (length == 0 || length > MAX_COMPONENT_NAME_LENGTH)
-        return relation_fail(result, DeserializeError::bad_name, name_at,
+        return load_failure(result, DeserializeError::bad_name, name_at,
                              "relationship name length " + std::to_string(length) + " is 0 or above MAX_COMPONENT_NAME_LENGTH");
     if (uint64_t(length) + 4 > end - in.offset())
-        return relation_fail(result, DeserializeError::truncated, name_at, "snapshot truncated: relationship name cut short");
+        return load_failure(result, DeserializeError::truncated, name_at, "snapshot truncated: relationship name cut short");
     std::string name(length, '\0');
     if (!in.raw(&name[0], length))
-        return relation_fail(result, DeserializeError::truncated, name_at, "snapshot truncated: relationship name cut short");
+        return load_failure(result, DeserializeError::truncated, name_at, "snapshot truncated: relationship name cut short");
     ComponentTypeID id = INVALID_COMPONENT_ID;
     const RelationTypeInfo* info = nullptr;
     if (component_registry().find(name, id) != nullptr)
@@ -170,23 +163,23 @@ inline bool read_relation_pairs(SnapshotReader& in, uint64_t end, const std::vec
             if (t.relation == id) info = &t;
         });
     if (info == nullptr)
-        return relation_fail(result, DeserializeError::unknown_relation, name_at,
+        return load_failure(result, DeserializeError::unknown_relation, name_at,
                              "unknown relationship name \"" + name + "\" (register_relation<R>(name))");
     for (const PendingRelation& p : out)
         if (p.info == info)
-            return relation_fail(result, DeserializeError::bad_relation, name_at, "relationship \"" + name + "\" listed twice");
+            return load_failure(result, DeserializeError::bad_relation, name_at, "relationship \"" + name + "\" listed twice");
 
     const uint64_t count_at = in.offset();
     uint32_t pairs = 0;
     if (!in.u32(pairs))
-        return relation_fail(result, DeserializeError::truncated, count_at, "snapshot truncated: missing pair count");
+        return load_failure(result, DeserializeError::truncated, count_at, "snapshot truncated: missing pair count");
     if (uint64_t(pairs) * 20 > end - in.offset())
-        return relation_fail(result, DeserializeError::truncated, count_at,
+        return load_failure(result, DeserializeError::truncated, count_at,
                              "snapshot truncated: pair count needs more bytes than the section holds");
     const uint64_t pairs_at = in.offset();
     std::vector<uint32_t> raw(size_t(pairs) * 5); // bounded: 20 bytes per pair are in the input
     if (!in.u32_array(raw.data(), raw.size()))
-        return relation_fail(result, DeserializeError::truncated, pairs_at, "snapshot truncated: pairs cut short");
+        return load_failure(result, DeserializeError::truncated, pairs_at, "snapshot truncated: pairs cut short");
 
     PendingRelation pending;
     pending.info = info;
@@ -203,13 +196,13 @@ inline bool read_relation_pairs(SnapshotReader& in, uint64_t end, const std::vec
         const Entity target{p[2], p[3]};
         const uint64_t at = pairs_at + uint64_t(i) * 20;
         if (!live(source) || !live(target))
-            return relation_fail(result, DeserializeError::dangling_relation, at,
+            return load_failure(result, DeserializeError::dangling_relation, at,
                                  "relationship \"" + name + "\": pair " + std::to_string(i) + " names an entity that is not alive");
         pending.sources[i] = source;
         pending.targets[i] = target;
         pending.positions[i] = p[4];
         if (++targets_of[source.index] > 1 && info->exclusive)
-            return relation_fail(result, DeserializeError::bad_relation, at,
+            return load_failure(result, DeserializeError::bad_relation, at,
                                  "relationship \"" + name + "\" is exclusive but a source has several targets");
         ++sources_of[target.index];
     }
@@ -223,7 +216,7 @@ inline bool read_relation_pairs(SnapshotReader& in, uint64_t end, const std::vec
     std::sort(order.begin(), order.end(), by_pair);
     for (uint32_t i = 1; i < pairs; ++i)
         if (!by_pair(order[i - 1], order[i]))
-            return relation_fail(result, DeserializeError::bad_relation, pairs_at, "relationship \"" + name + "\" lists a pair twice");
+            return load_failure(result, DeserializeError::bad_relation, pairs_at, "relationship \"" + name + "\" lists a pair twice");
     auto by_place = [&](uint32_t a, uint32_t b) {
         const uint32_t ta = pending.targets[a].index, tb = pending.targets[b].index;
         return ta != tb ? ta < tb : pending.positions[a] < pending.positions[b];
@@ -234,7 +227,7 @@ inline bool read_relation_pairs(SnapshotReader& in, uint64_t end, const std::vec
         const bool first_of_target = i == 0 || pending.targets[order[i - 1]].index != pending.targets[pair].index;
         const uint32_t expected = first_of_target ? 0 : pending.positions[order[i - 1]] + 1;
         if (pending.positions[pair] != expected || pending.positions[pair] >= sources_of[pending.targets[pair].index])
-            return relation_fail(result, DeserializeError::bad_relation, pairs_at + uint64_t(pair) * 20 + 16,
+            return load_failure(result, DeserializeError::bad_relation, pairs_at + uint64_t(pair) * 20 + 16,
                                  "relationship \"" + name + "\": the positions of a target's sources are not 0..k-1");
     }
     out.push_back(std::move(pending));
@@ -250,14 +243,14 @@ inline bool read_relation_section(SnapshotReader& in, uint64_t bytes, const std:
     const uint64_t end = section_at + bytes;
     uint32_t types = 0;
     if (bytes < 4 || !in.u32(types))
-        return relation_fail(result, DeserializeError::truncated, section_at, "snapshot truncated: missing relationship count");
+        return load_failure(result, DeserializeError::truncated, section_at, "snapshot truncated: missing relationship count");
     if (uint64_t(types) * 12 > end - in.offset())
-        return relation_fail(result, DeserializeError::truncated, section_at,
+        return load_failure(result, DeserializeError::truncated, section_at,
                              "snapshot truncated: relationship count needs more bytes than the section holds");
     for (uint32_t t = 0; t < types; ++t)
         if (!read_relation_pairs(in, end, slot_states, live_state, generations, out, result)) return false;
     if (in.offset() != end)
-        return relation_fail(result, DeserializeError::bad_relation, in.offset(),
+        return load_failure(result, DeserializeError::bad_relation, in.offset(),
                              "section RELS holds " + std::to_string(end - in.offset()) + " bytes more than its pairs");
     return true;
 }
@@ -273,7 +266,7 @@ inline bool check_relation_tags(const std::vector<Archetype*>& filled, size_t sl
             bool listed = false;
             for (const PendingRelation& p : pending) listed = listed || p.info == info;
             if (!listed)
-                return relation_fail(result, DeserializeError::bad_relation, 0,
+                return load_failure(result, DeserializeError::bad_relation, 0,
                                      "entities carry the tag of relationship " + std::string(info->type_name) + " but it has no pairs");
         }
     // ...and an entity carries the tag of a type exactly when it is a source of that type.
@@ -290,14 +283,14 @@ inline bool check_relation_tags(const std::vector<Archetype*>& filled, size_t sl
             if (!arch->has(p.info->marker)) continue;
             for (const Entity e : arch->entities) {
                 if (source[e.index] == 0)
-                    return relation_fail(result, DeserializeError::bad_relation, 0,
+                    return load_failure(result, DeserializeError::bad_relation, 0,
                                          "entity " + std::to_string(e.index) + " carries the tag of relationship " +
                                              std::string(p.info->type_name) + " without a pair");
                 ++tagged;
             }
         }
         if (tagged != sources)
-            return relation_fail(result, DeserializeError::bad_relation, 0,
+            return load_failure(result, DeserializeError::bad_relation, 0,
                                  "sources of relationship " + std::string(p.info->type_name) + " lack its tag");
     }
     return true;

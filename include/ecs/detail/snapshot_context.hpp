@@ -35,12 +35,7 @@ struct SnapshotLoadState {
 
     enum : uint8_t { SLOT_UNSEEN = 0, SLOT_LIVE = 1, SLOT_FREE = 2 };
 
-    bool fail(DeserializeError error, uint64_t at, const std::string& what) {
-        result_.error = error;
-        result_.offset = at;
-        result_.message = what + " (at byte " + std::to_string(at) + ")";
-        return false;
-    }
+    bool fail(DeserializeError error, uint64_t at, const std::string& what) { return load_failure(result_, error, at, what); }
     bool truncated(uint64_t at, const char* what) {
         return fail(DeserializeError::truncated, at, std::string("snapshot truncated: ") + what);
     }

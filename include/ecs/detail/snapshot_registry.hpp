@@ -452,4 +452,15 @@ struct DeserializeResult {
     explicit operator bool() const noexcept { return error == DeserializeError::none; }
 };
 
+namespace detail {
+/// Records a refused load in `result`: the error, its byte offset, and the message with the offset
+/// appended. Returns false, so a reader can `return load_failure(...)`.
+inline bool load_failure(DeserializeResult& result, DeserializeError error, uint64_t at, const std::string& what) {
+    result.error = error;
+    result.offset = at;
+    result.message = what + " (at byte " + std::to_string(at) + ")";
+    return false;
+}
+} // namespace detail
+
 } // namespace ecs
