@@ -37,7 +37,7 @@ public:
     /// Records add<T>(e) with a value-initialised T.
     template <typename T>
     void add(Entity e) {
-        add(e, T{});
+        add(e, construct<T>()); // built in place at the flush
     }
     /// Records add(e, a, b, ...): one migration at the flush.
     template <typename T, typename U, typename... Ts>

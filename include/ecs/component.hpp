@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "config.hpp"
+#include "construct.hpp"
 
 namespace ecs {
 
@@ -133,19 +134,28 @@ struct TagStorage {
     alignas(T) static inline unsigned char bytes[sizeof(T)] = {};
 };
 
+/// Builds a `T` at `dst` from `src`, which the caller destroys next: moved, or copied for a type
+/// that deletes its move constructor (rows relocate on migration, growth and swap-removal).
+template <typename T>
+ECS_FORCEINLINE void relocate_construct(void* dst, T& src) {
+    if constexpr (std::is_move_constructible_v<T>) ::new (dst) T(std::move(src));
+    else ::new (dst) T(static_cast<const T&>(src));
+}
+
 template <typename T>
 void swap_via_moves(T& a, T& b) noexcept {
     if constexpr (std::is_move_assignable_v<T> && std::is_swappable_v<T>) {
         using std::swap;
         swap(a, b);
     } else {
-        // Types without move assignment are swapped through move construction alone.
+        // Types without move assignment are swapped through (move or copy) construction alone.
         alignas(T) unsigned char tmp_bytes[sizeof(T)] = {}; // zeroed: quiets a g++ -O2 false positive
-        T* tmp = ::new (static_cast<void*>(tmp_bytes)) T(std::move(a));
+        relocate_construct<T>(tmp_bytes, a);
+        T* tmp = std::launder(reinterpret_cast<T*>(tmp_bytes));
         a.~T();
-        ::new (static_cast<void*>(&a)) T(std::move(b));
+        relocate_construct<T>(&a, b);
         b.~T();
-        ::new (static_cast<void*>(&b)) T(std::move(*tmp));
+        relocate_construct<T>(&b, *tmp);
         tmp->~T();
     }
 }
@@ -247,7 +257,8 @@ template <typename T>
 [[nodiscard]] ComponentColumn make_column() noexcept {
     static_assert(std::is_same_v<T, detail::bare_t<T>>, "component type must not be cv-qualified or a reference");
     static_assert(!std::is_array_v<T>, "component type must not be a C array: wrap it in a struct");
-    static_assert(std::is_move_constructible_v<T>, "component must be move-constructible");
+    static_assert(std::is_move_constructible_v<T> || std::is_copy_constructible_v<T>,
+                  "component must be move- or copy-constructible: rows relocate");
     static_assert(std::is_destructible_v<T>, "component must be destructible");
     ComponentColumn c;
     c.type_id = component_id<T>();
@@ -257,7 +268,7 @@ template <typename T>
     c.elem_size = c.is_tag ? 0 : sizeof(T);
     if (c.is_tag) c.data = detail::TagStorage<T>::bytes;
     c.trivially_relocatable = std::is_trivially_copyable_v<T> || c.is_tag;
-    c.move = [](void* dst, void* src) { ::new (dst) T(std::move(*static_cast<T*>(src))); };
+    c.move = [](void* dst, void* src) { detail::relocate_construct<T>(dst, *static_cast<T*>(src)); };
     c.destroy = [](void* p) { static_cast<T*>(p)->~T(); };
     c.swap = [](void* a, void* b) { detail::swap_via_moves(*static_cast<T*>(a), *static_cast<T*>(b)); };
     if constexpr (detail::is_copyable_v<T>)

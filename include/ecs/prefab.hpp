@@ -450,7 +450,7 @@ struct PrefabAccess {
         static_assert(distinct_v<Os...>, "instantiate: override types must be distinct");
         if constexpr ((std::is_lvalue_reference_v<Os> || ...)) {
             // Copy first: an argument may refer into a column this call is about to grow.
-            return instantiate_node(world, slot, prefab, bare_t<Os>(std::forward<Os>(overrides))...);
+            return instantiate_node(world, slot, prefab, owned_t<Os>(std::forward<Os>(overrides))...);
         } else {
             if (slot != INVALID_ENTITY && !WorldAccess::reserved(world, slot)) return INVALID_ENTITY;
             if (!ECS_CHECK(!WorldAccess::iterating(world),
@@ -458,22 +458,22 @@ struct PrefabAccess {
                 return INVALID_ENTITY;
             constexpr size_t N = sizeof...(Os);
             // One trailing element keeps the arrays non-empty when there are no overrides.
-            const ComponentTypeID ids[N + 1] = {ensure_column_factory<bare_t<Os>>()..., INVALID_COMPONENT_ID};
-            bool extends[N + 1] = {(prefab.find(component_id<Os>()) == nullptr)..., false};
+            const ComponentTypeID ids[N + 1] = {ensure_column_factory<component_t<Os>>()..., INVALID_COMPONENT_ID};
+            bool extends[N + 1] = {(prefab.find(component_id<component_t<Os>>()) == nullptr)..., false};
             // extending sparse overrides are not part of the archetype
-            bool table_extends[N + 1] = {(prefab.find(component_id<Os>()) == nullptr && !is_sparse_v<Os>)..., false};
+            bool table_extends[N + 1] = {(prefab.find(component_id<component_t<Os>>()) == nullptr && !is_sparse_v<component_t<Os>>)..., false};
             bool extended = false;
             for (size_t i = 0; i < N; ++i) extended = extended || table_extends[i];
 
             Archetype* arch = !extended
                                   ? hinted(world, prefab.archetype_hint_, prefab, ids, table_extends, 0)
-                                  : hinted(world, pack_hint<bare_t<Os>...>(), prefab, ids, table_extends, N);
+                                  : hinted(world, pack_hint<component_t<Os>...>(), prefab, ids, table_extends, N);
             if (arch == nullptr) return INVALID_ENTITY;
             if (ECS_UNLIKELY(arch->full())) {
                 // The block is about to move, and an rvalue override may live in it: move them out first.
-                return place<Os...>(world, slot, prefab, *arch, ids, extends, bare_t<Os>(std::move(overrides))...);
+                return place<component_t<Os>...>(world, slot, prefab, *arch, ids, extends, owned_t<Os>(std::move(overrides))...);
             }
-            return place<Os...>(world, slot, prefab, *arch, ids, extends, std::move(overrides)...);
+            return place<component_t<Os>...>(world, slot, prefab, *arch, ids, extends, std::move(overrides)...);
         }
     }
 
@@ -526,12 +526,12 @@ private:
             (void)arch;
             (void)row;
             void* storage = WorldAccess::sparse_set(world, component_id<C>()).insert(e);
-            if constexpr (!is_tag_v<C>) ::new (storage) C(std::forward<V>(value));
+            if constexpr (!is_tag_v<C>) detail::place<C>(storage, std::forward<V>(value));
             else (void)value;
         } else if constexpr (!is_tag_v<C>) {
             (void)world;
             (void)e;
-            ::new (arch.column(component_id<C>()).at(row)) C(std::forward<V>(value));
+            detail::place<C>(arch.column(component_id<C>()).at(row), std::forward<V>(value));
         } else {
             (void)world;
             (void)e;

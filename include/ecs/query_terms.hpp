@@ -82,7 +82,7 @@ template <typename T, typename... Ts>
 struct distinct<T, Ts...> : std::bool_constant<!contains_v<T, Ts...> && distinct<Ts...>::value> {};
 /// True when no type appears twice in the pack (cv and references ignored).
 template <typename... Ts>
-inline constexpr bool distinct_v = distinct<bare_t<Ts>...>::value;
+inline constexpr bool distinct_v = distinct<component_t<Ts>...>::value;
 
 template <typename... Lists>
 struct concat {

@@ -252,12 +252,12 @@ struct CommandRecorder {
     static void destroy(CommandQueue& q, Entity e) { q.emplace<World, DestroyCommand>(e); }
     template <typename T>
     static void add(CommandQueue& q, Entity e, T&& value) {
-        q.emplace<World, AddCommand<bare_t<T>>>(e, std::forward<T>(value));
+        q.emplace<World, AddCommand<owned_t<T>>>(e, std::forward<T>(value));
     }
     template <typename... Ts>
     static void add_many(CommandQueue& q, Entity e, Ts&&... values) {
         static_assert(distinct_v<Ts...>, "add(e, values...): component types must be distinct");
-        q.emplace<World, AddManyCommand<bare_t<Ts>...>>(e, std::forward<Ts>(values)...);
+        q.emplace<World, AddManyCommand<owned_t<Ts>...>>(e, std::forward<Ts>(values)...);
     }
     template <typename T>
     static void remove(CommandQueue& q, Entity e) {
@@ -271,7 +271,7 @@ struct CommandRecorder {
     template <typename T, typename... Args>
     static void emplace(CommandQueue& q, Entity e, Args&&... args) {
         static_assert(std::is_same_v<T, bare_t<T>>, "emplace<T>: T must be a component type (no cv, no reference)");
-        static_assert(std::is_constructible_v<T, std::decay_t<Args>&&...>,
+        static_assert(buildable_v<T, std::decay_t<Args>&&...>,
                       "emplace<T>(e, args...): T must be constructible from the (decayed) arguments");
         q.emplace<World, EmplaceCommand<T, std::decay_t<Args>...>>(e, std::forward<Args>(args)...);
     }
@@ -283,7 +283,7 @@ struct CommandRecorder {
     template <typename... Ts>
     static void create_with(CommandQueue& q, Ts&&... values) {
         static_assert(distinct_v<Ts...>, "create_with: component types must be distinct");
-        q.emplace<World, CreateCommand<bare_t<Ts>...>>(std::forward<Ts>(values)...);
+        q.emplace<World, CreateCommand<owned_t<Ts>...>>(std::forward<Ts>(values)...);
     }
     template <typename R>
     static void relate(CommandQueue& q, Entity source, Entity target) {
@@ -300,13 +300,13 @@ struct CommandRecorder {
     template <typename... Ts>
     static void create_reserved(CommandQueue& q, Entity slot, Ts&&... values) {
         static_assert(distinct_v<Ts...>, "create_with: component types must be distinct");
-        q.emplace<World, ReservedCreateCommand<bare_t<Ts>...>>(slot, std::forward<Ts>(values)...);
+        q.emplace<World, ReservedCreateCommand<owned_t<Ts>...>>(slot, std::forward<Ts>(values)...);
     }
     template <typename P, typename... Os>
     static void instantiate(CommandQueue& q, Entity slot, const P& prefab, Os&&... overrides) {
         static_assert(std::is_same_v<P, Prefab>, "instantiate: the first argument must be an ecs::Prefab");
         static_assert(distinct_v<Os...>, "instantiate: override types must be distinct");
-        q.emplace<World, InstantiateCommand<P, bare_t<Os>...>>(slot, prefab, std::forward<Os>(overrides)...);
+        q.emplace<World, InstantiateCommand<P, owned_t<Os>...>>(slot, prefab, std::forward<Os>(overrides)...);
     }
 };
 
@@ -339,7 +339,7 @@ public:
     /// Records add<T>(e) with a value-initialised T.
     template <typename T>
     void add(Entity e) {
-        add(e, T{});
+        add(e, construct<T>()); // built in place at the flush
     }
     /// Records add(e, a, b, ...): one migration at the flush.
     template <typename T, typename U, typename... Ts>

@@ -100,19 +100,20 @@ template <bool Reserved, typename... Ts>
 Entity World::create_in(Entity slot, Ts&&... components) {
     if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
         // Copy first: an argument may refer into a column this call is about to grow.
-        return create_in<Reserved>(slot, detail::bare_t<Ts>(std::forward<Ts>(components))...);
-    } else if constexpr ((detail::is_sparse_v<detail::bare_t<Ts>> || ...)) { // detail/sparse_ops.hpp
+        return create_in<Reserved>(slot, detail::owned_t<Ts>(std::forward<Ts>(components))...);
+    } else if constexpr ((detail::is_sparse_v<detail::component_t<Ts>> || ...)) { // world/sparse.hpp
         return create_with_sparse<Reserved>(slot, std::move(components)...);
     } else {
         if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))
             return INVALID_ENTITY;
-        Archetype* arch = graph_.pack_archetype<detail::bare_t<Ts>...>();
+        Archetype* arch = graph_.pack_archetype<detail::component_t<Ts>...>();
         if (arch == nullptr) return INVALID_ENTITY;
         if (ECS_UNLIKELY(arch->full())) {
-            // The block is about to move and an argument may live in it: move the values out first.
-            return place_new<Reserved, Ts...>(*arch, slot, detail::bare_t<Ts>(std::move(components))...);
+            // The block is about to move and an argument may live in it: move the values (or a
+            // construct's arguments) out first.
+            return place_new<Reserved, detail::component_t<Ts>...>(*arch, slot, detail::owned_t<Ts>(std::move(components))...);
         }
-        return place_new<Reserved, Ts...>(*arch, slot, std::forward<Ts>(components)...);
+        return place_new<Reserved, detail::component_t<Ts>...>(*arch, slot, std::forward<Ts>(components)...);
     }
 }
 
@@ -122,7 +123,7 @@ ECS_FORCEINLINE void World::construct_mixed(Archetype& arch, uint32_t row, Entit
         (void)arch;
         (void)row;
         detail::SparseSet& set = sparse_set_of(ensure_column_factory<C>());
-        ::new (set.insert(e)) C(std::forward<V>(value));
+        detail::place<C>(set.insert(e), std::forward<V>(value));
     } else {
         (void)e;
         construct_at<C>(arch, row, std::forward<V>(value));
@@ -159,8 +160,8 @@ ECS_FORCEINLINE Entity World::place_new(Archetype& arch, Entity slot, Vs&&... va
 template <typename C, typename V>
 void World::construct_at(Archetype& arch, uint32_t row, V&& value) {
     if constexpr (!detail::is_tag_v<C>) {
-        ::new (static_cast<void*>(reinterpret_cast<C*>(arch.column(component_id<C>()).data) + row))
-            C(std::forward<V>(value));
+        detail::place<C>(static_cast<void*>(reinterpret_cast<C*>(arch.column(component_id<C>()).data) + row),
+                         std::forward<V>(value));
     } else {
         (void)arch;
         (void)row;

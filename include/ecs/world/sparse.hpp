@@ -83,20 +83,16 @@ void World::add_sparse(Entity e, V&& value) {
         found = &sparse_set_of(id);
     }
     detail::SparseSet& set = *found;
-    if constexpr (std::is_nothrow_constructible_v<C, V&&>) {
+    if constexpr (detail::nothrow_place_v<C, V>) {
         if (ECS_LIKELY(!observers_.any()) && !set.contains(e.index)) { // the plain path: no hook to run
-            ::new (set.insert(e)) C(std::forward<V>(value));
+            detail::place<C>(set.insert(e), std::forward<V>(value));
             entities_.stamp(e.index);
             return;
         }
     }
     if (void* existing = set.find(e.index)) { // overwrite in place: no hook but on_set, a change
         if constexpr (!detail::is_tag_v<C>) {
-            C* old = static_cast<C*>(existing);
-            if (old != &value) {
-                old->~C();
-                ::new (static_cast<void*>(old)) C(std::forward<V>(value));
-            }
+            detail::replace_at(static_cast<C*>(existing), std::forward<V>(value));
         }
         if (ECS_UNLIKELY(set.ticks_active())) set.touch(e.index);
         if (ECS_UNLIKELY(observers_.any_set())) observers_.fire_on_set(*this, lookup(), e, id);
@@ -115,8 +111,8 @@ void World::add_sparse(Entity e, V&& value) {
         e, notice, [&] { return alive(e) && !set.contains(e.index); }, // an observer destroyed it or added the value
         [&] {
             void* storage = set.insert(e);
-            if constexpr (std::is_nothrow_constructible_v<C, V&&>) {
-                ::new (storage) C(std::forward<V>(value));
+            if constexpr (detail::nothrow_place_v<C, V>) {
+                detail::place<C>(storage, std::forward<V>(value));
             } else {
                 struct Undo { // the slot goes back if the constructor throws
                     detail::SparseSet& s;
@@ -126,7 +122,7 @@ void World::add_sparse(Entity e, V&& value) {
                         if (!done) s.erase(index, false);
                     }
                 } undo{set, e.index};
-                ::new (storage) C(std::forward<V>(value));
+                detail::place<C>(storage, std::forward<V>(value));
                 undo.done = true;
             }
         },
@@ -233,19 +229,19 @@ struct TablePack<TypeList<Ts...>> {
 template <bool Reserved, typename... Ts>
 Entity World::create_with_sparse(Entity slot, Ts&&... values) {
     if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
-        return create_with_sparse<Reserved>(slot, detail::bare_t<Ts>(std::forward<Ts>(values))...); // copies first
+        return create_with_sparse<Reserved>(slot, detail::owned_t<Ts>(std::forward<Ts>(values))...); // copies first
     } else {
         if (!ECS_CHECK(!iterating(), "World::create_with: structural change during iteration (use deferred())"))
             return INVALID_ENTITY;
-        ((void)ensure_column_factory<detail::bare_t<Ts>>(), ...);
+        ((void)ensure_column_factory<detail::component_t<Ts>>(), ...);
         Archetype* arch =
-            detail::TablePack<detail::table_only_t<detail::TypeList<detail::bare_t<Ts>...>>>::archetype(graph_);
+            detail::TablePack<detail::table_only_t<detail::TypeList<detail::component_t<Ts>...>>>::archetype(graph_);
         if (arch == nullptr) return INVALID_ENTITY;
         if (ECS_UNLIKELY(arch->full())) {
             // The block is about to move and a value may live in it: move them out first (temporaries).
-            return place_new<Reserved, Ts...>(*arch, slot, detail::bare_t<Ts>(std::move(values))...);
+            return place_new<Reserved, detail::component_t<Ts>...>(*arch, slot, detail::owned_t<Ts>(std::move(values))...);
         }
-        return place_new<Reserved, Ts...>(*arch, slot, std::move(values)...);
+        return place_new<Reserved, detail::component_t<Ts>...>(*arch, slot, std::move(values)...);
     }
 }
 

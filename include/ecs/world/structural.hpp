@@ -79,27 +79,33 @@ ECS_FORCEINLINE bool World::commit(Entity& e, detail::Notice& notice, Prepare&& 
 
 template <typename T>
 ECS_FORCEINLINE void World::add(Entity e, T&& value) {
-    using C = detail::bare_t<T>;
+    using C = detail::component_t<T>;
     if constexpr (std::is_lvalue_reference_v<T>) {
-        add(e, C(value)); // copy first: `value` may live in a column this call moves
+        add(e, detail::owned_t<T>(value)); // copy first: `value` may live in a column this call moves
     } else if constexpr (detail::is_sparse_v<C>) {
-        add_sparse<C>(e, std::move(value)); // no migration (detail/sparse_ops.hpp)
+        // No migration (world/sparse.hpp). The set may grow under a construct's arguments: own them.
+        add_sparse<C>(e, detail::owned_t<T>(std::move(value)));
     } else {
         // A cached edge means the destination exists, so C's column factory is registered: the
         // fast path needs only the id (ensure_column_factory runs on the general path).
         const PlainMove plain = add_plain(e, component_id<C>());
         if (ECS_LIKELY(plain.done)) { // migrated as plain bytes, no hook to run
-            if constexpr (!detail::is_tag_v<C>) ::new (plain.at) C(std::move(value));
+            if constexpr (!detail::is_tag_v<C>) detail::place<C>(plain.at, std::move(value));
             return;
         }
-        add_general<C>(e, std::move(value));
+        if constexpr (detail::is_construct_v<T>) { // built in its destination row (or over the old value)
+            if (!alive(e)) return; // no-op, as for a value
+            detail::with_arguments(std::move(value), [&](auto&&... args) { (void)emplace<C>(e, std::forward<decltype(args)>(args)...); });
+        } else {
+            add_general<C>(e, std::move(value));
+        }
     }
 }
 
 template <typename T>
 void World::add(Entity e) {
     static_assert(std::is_default_constructible_v<T>, "World::add<T>(e): T must be default-constructible");
-    add(e, T{});
+    add(e, construct<T>()); // built in place, value-initialised
 }
 
 template <typename T>
@@ -272,12 +278,12 @@ struct StructuralOps {
         if (!w.alive(e)) return;
         Archetype* src = &w.arch_of(e);
         if (ECS_UNLIKELY(w.iterating())) { // only a pure overwrite is allowed; a refusal creates nothing
-            if ((src->has(component_id<Ts>()) && ...)) overwrite_many(w, e, values...);
+            if ((src->has(component_id<component_t<Ts>>()) && ...)) overwrite_many(w, e, values...);
             else (void)ECS_CHECK(false, detailed_message("World::add: structural change during iteration (use deferred())",
-                                                   type_name<first_t<Ts...>>(), e));
+                                                   type_name<component_t<first_t<Ts...>>>(), e));
             return;
         }
-        Archetype* dst = w.graph_.template pack_target<AddPack, Ts...>(*src);
+        Archetype* dst = w.graph_.template pack_target<AddPack, component_t<Ts>...>(*src);
         if (dst == nullptr) return;
         if (dst == src) {
             overwrite_many(w, e, values...);
@@ -289,7 +295,7 @@ struct StructuralOps {
             e, notice, [&] { return w.alive(e) && &w.arch_of(e) == src; },
             [&] {
                 // When the destination block moves on the next row a value may live in it: take them out.
-                if (ECS_UNLIKELY(dst->full())) fresh = place_taken<Ts...>(w, e, *src, *dst, std::move(values)...);
+                if (ECS_UNLIKELY(dst->full())) fresh = place_taken<owned_t<Ts>...>(w, e, *src, *dst, owned_t<Ts>(std::move(values))...);
                 else fresh = place_many(w, e, *src, *dst, values...);
             },
             [&] {
@@ -302,7 +308,7 @@ struct StructuralOps {
     template <typename... Ts>
     static void required_hooks(World& w, Entity e, const Archetype& src, const Archetype& dst) {
         if (!w.observers_.any_add() || dst.columns.size() <= src.columns.size() + sizeof...(Ts)) return;
-        const ComponentTypeID ids[] = {component_id<Ts>()...};
+        const ComponentTypeID ids[] = {component_id<component_t<Ts>>()...};
         for_each_required(src, dst, ids, sizeof...(Ts), [&](ComponentTypeID r) { w.observers_.fire_on_add(w, w.lookup(), e, r); });
     }
 
@@ -310,7 +316,7 @@ struct StructuralOps {
     /// argument order, collected into `table_values`, then added in one migration.
     template <typename... Tables, typename T, typename... Rest>
     static void add_split(World& w, Entity e, TypeList<Tables...>, std::tuple<Tables*...> table_values, T& value, Rest&... rest) {
-        if constexpr (is_sparse_v<T>) add_split(w, e, TypeList<Tables...>{}, table_values, rest...);
+        if constexpr (is_sparse_v<component_t<T>>) add_split(w, e, TypeList<Tables...>{}, table_values, rest...);
         else add_split(w, e, TypeList<Tables..., T>{}, std::tuple_cat(table_values, std::tuple<T*>(&value)), rest...);
     }
     template <typename... Tables>
@@ -322,7 +328,7 @@ struct StructuralOps {
     /// The sparse part: add(e, value) when `T` is sparse.
     template <typename T>
     static void add_if_sparse(World& w, Entity e, T& value) {
-        if constexpr (is_sparse_v<T>) w.add(e, std::move(value));
+        if constexpr (is_sparse_v<component_t<T>>) w.add(e, std::move(value));
         else (void)w, (void)e, (void)value;
     }
 
@@ -330,7 +336,7 @@ struct StructuralOps {
     template <typename... Ts>
     static void added_hooks(World& w, Entity e, uint32_t fresh) {
         constexpr size_t N = sizeof...(Ts);
-        const ComponentTypeID ids[N] = {component_id<Ts>()...};
+        const ComponentTypeID ids[N] = {component_id<component_t<Ts>>()...};
         if (w.observers_.any_add() || w.observers_.any_set())
             for (size_t i = 0; i < N; ++i) {
                 if (((fresh >> i) & 1u) && w.observers_.any_add()) w.observers_.fire_on_add(w, w.lookup(), e, ids[i]);
@@ -356,10 +362,10 @@ struct StructuralOps {
     static uint32_t place_many(World& w, Entity e, Archetype& src, Archetype& dst, Ts&... values) {
         constexpr size_t N = sizeof...(Ts);
         static_assert(N < 32, "World::add(e, values...): at most 31 values in one call");
-        const ComponentTypeID ids[N] = {component_id<Ts>()...};
+        const ComponentTypeID ids[N] = {component_id<component_t<Ts>>()...};
         // Usually every type is new: `dst` then has exactly N columns more (one compare, no lookups).
         // (A pack with requirements takes the general branch: extra columns could fake the count.)
-        const bool all_fresh = dst.columns.size() == src.columns.size() + N && !(has_requires_v<Ts> || ...);
+        const bool all_fresh = dst.columns.size() == src.columns.size() + N && !(has_requires_v<component_t<Ts>> || ...);
         const uint32_t src_row = w.entities_[e.index].row;
         const uint32_t dst_row = dst.push_entity(e);
         uint32_t fresh = (1u << N) - 1; // bit i: the i-th value's type is new
@@ -385,10 +391,11 @@ struct StructuralOps {
     }
 
     /// Constructs a value of a type the entity did not have at the destination row.
-    template <typename T>
-    ECS_FORCEINLINE static void construct_fresh(Archetype& dst, uint32_t dst_row, T& value) {
+    template <typename V>
+    ECS_FORCEINLINE static void construct_fresh(Archetype& dst, uint32_t dst_row, V& value) {
+        using T = component_t<V>;
         if constexpr (!is_tag_v<T>) {
-            ::new (static_cast<void*>(reinterpret_cast<T*>(dst.column(component_id<T>()).data) + dst_row)) T(std::move(value));
+            place<T>(static_cast<void*>(reinterpret_cast<T*>(dst.column(component_id<T>()).data) + dst_row), std::move(value));
         } else {
             (void)dst;
             (void)dst_row;
@@ -398,12 +405,13 @@ struct StructuralOps {
 
     /// Writes one value: constructed at the destination row (new type) or over the old value at the
     /// source row (which the migration then carries along).
-    template <typename T>
-    static void put(Archetype& src, uint32_t src_row, Archetype& dst, uint32_t dst_row, bool fresh, T& value) {
+    template <typename V>
+    static void put(Archetype& src, uint32_t src_row, Archetype& dst, uint32_t dst_row, bool fresh, V& value) {
+        using T = component_t<V>;
         if constexpr (!is_tag_v<T>) {
             const ComponentTypeID id = component_id<T>();
             if (fresh) {
-                ::new (dst.column(id).at(dst_row)) T(std::move(value));
+                place<T>(dst.column(id).at(dst_row), std::move(value));
             } else {
                 replace_value(static_cast<T*>(src.column(id).at(src_row)), value);
             }
@@ -417,11 +425,9 @@ struct StructuralOps {
         }
     }
 
-    template <typename T>
-    static void replace_value(T* old, T& value) {
-        if (old == &value) return; // add(e, std::move(get<T>(e)), ...): already in place
-        old->~T();
-        ::new (static_cast<void*>(old)) T(std::move(value));
+    template <typename T, typename V>
+    static void replace_value(T* old, V& value) {
+        replace_at(old, std::move(value)); // add(e, std::move(get<T>(e)), ...) leaves it in place
     }
 
     /// add(e, values...) where `e` has every type: overwrites in place (allowed during iteration).
@@ -431,11 +437,12 @@ struct StructuralOps {
         Archetype& a = w.arch_of(r);
         const uint32_t row = r.row;
         (overwrite_one<Ts>(a, row, values), ...);
-        if (ECS_UNLIKELY(w.graph_.any_tracked())) (w.touch(e, component_id<Ts>()), ...);
-        if (ECS_UNLIKELY(w.observers_.any_set())) (w.observers_.fire_on_set(w, w.lookup(), e, component_id<Ts>()), ...);
+        if (ECS_UNLIKELY(w.graph_.any_tracked())) (w.touch(e, component_id<component_t<Ts>>()), ...);
+        if (ECS_UNLIKELY(w.observers_.any_set())) (w.observers_.fire_on_set(w, w.lookup(), e, component_id<component_t<Ts>>()), ...);
     }
-    template <typename T>
-    static void overwrite_one(Archetype& a, uint32_t row, T& value) {
+    template <typename V>
+    static void overwrite_one(Archetype& a, uint32_t row, V& value) {
+        using T = component_t<V>;
         if constexpr (!is_tag_v<T>) {
             replace_value(static_cast<T*>(a.column(component_id<T>()).at(row)), value);
         } else {
@@ -538,9 +545,14 @@ struct StructuralOps {
             [&] {
                 notice.before = &src->mask;
                 if (ECS_UNLIKELY(dst->full())) {
-                    // The destination block moves on the next row and an argument may live in it.
-                    T local(std::forward<Args>(args)...);
-                    insert<T>(w, e, *src, *dst, id, std::move(local));
+                    // The destination block moves on the next row and an argument may live in it:
+                    // build the value first, or (T cannot move) copy the arguments first.
+                    if constexpr (std::is_move_constructible_v<T>) {
+                        insert<T>(w, e, *src, *dst, id, make_value<T>(std::forward<Args>(args)...));
+                    } else {
+                        std::tuple<std::decay_t<Args>...> copies(std::forward<Args>(args)...);
+                        std::apply([&](auto&... c) { insert<T>(w, e, *src, *dst, id, std::move(c)...); }, copies);
+                    }
                 } else {
                     insert<T>(w, e, *src, *dst, id, std::forward<Args>(args)...);
                 }
@@ -562,10 +574,10 @@ struct StructuralOps {
         const uint32_t src_row = w.entities_[e.index].row;
         const uint32_t dst_row = dst.push_entity(e);
         if constexpr (!is_tag_v<T>) {
-            ::new (dst.column(id).at(dst_row)) T(std::forward<Args>(args)...);
+            make_at<T>(dst.column(id).at(dst_row), std::forward<Args>(args)...);
         } else {
             (void)id;
-            (void)T(std::forward<Args>(args)...); // a tag stores nothing; its constructor still runs
+            (void)make_value<T>(std::forward<Args>(args)...); // a tag stores nothing; its constructor still runs
         }
         if (ECS_UNLIKELY(dst.columns.size() != src.columns.size() + 1)) construct_required(src, dst, dst_row, &id, 1);
         const Entity filled = src.move_row_into(src_row, dst, dst_row);
@@ -585,15 +597,16 @@ struct StructuralOps {
         if constexpr (!is_tag_v<T>) {
             const EntityRecord& r = w.entities_[e.index];
             T* slot = static_cast<T*>(w.arch_of(r).column(id).at(r.row));
-            if constexpr ((is_plain_number_v<std::decay_t<Args>> && ...)) {
+            if constexpr ((is_plain_number_v<std::decay_t<Args>> && ...) || !std::is_move_constructible_v<T>) {
+                // (A type that cannot move is built from copies of the arguments.)
                 rebuild_from_copies<T>(slot, std::decay_t<Args>(args)...);
             } else {
-                T local(std::forward<Args>(args)...);
+                T local = make_value<T>(std::forward<Args>(args)...);
                 slot->~T();
                 ::new (static_cast<void*>(slot)) T(std::move(local));
             }
         } else {
-            (void)T(std::forward<Args>(args)...);
+            (void)make_value<T>(std::forward<Args>(args)...);
         }
         if (ECS_UNLIKELY(w.graph_.any_tracked())) w.touch(e, id);
         if (ECS_UNLIKELY(w.observers_.any_set())) w.observers_.fire_on_set(w, w.lookup(), e, id);
@@ -608,8 +621,8 @@ struct StructuralOps {
     template <typename T, typename... Vs>
     static void rebuild_from_copies(T* slot, Vs... values) {
         slot->~T();
-        if constexpr (std::is_constructible_v<T, Vs&&...>) ::new (static_cast<void*>(slot)) T(std::move(values)...);
-        else ::new (static_cast<void*>(slot)) T(values...);
+        if constexpr (buildable_v<T, Vs&&...>) make_at<T>(static_cast<void*>(slot), std::move(values)...);
+        else make_at<T>(static_cast<void*>(slot), values...);
     }
 
     /// `e`'s `T` after hooks ran (they may have moved its row); zeroed static storage when gone.
@@ -776,9 +789,10 @@ void World::add(Entity e, T&& first, U&& second, Ts&&... rest) {
     if constexpr (!std::is_same_v<T, detail::bare_t<T>> || !std::is_same_v<U, detail::bare_t<U>> ||
                   (!std::is_same_v<Ts, detail::bare_t<Ts>> || ...)) {
         // Lvalues (and const rvalues) are copied first: a value may refer into a column this call moves.
-        add(e, detail::bare_t<T>(std::forward<T>(first)), detail::bare_t<U>(std::forward<U>(second)),
-            detail::bare_t<Ts>(std::forward<Ts>(rest))...);
-    } else if constexpr (detail::is_sparse_v<T> || detail::is_sparse_v<U> || (detail::is_sparse_v<Ts> || ...)) {
+        add(e, detail::owned_t<T>(std::forward<T>(first)), detail::owned_t<U>(std::forward<U>(second)),
+            detail::owned_t<Ts>(std::forward<Ts>(rest))...);
+    } else if constexpr (detail::is_sparse_v<detail::component_t<T>> || detail::is_sparse_v<detail::component_t<U>> ||
+                         (detail::is_sparse_v<detail::component_t<Ts>> || ...)) {
         // A pack naming sparse types: the table values in one migration, then the sparse ones into
         // their sets (no archetype has them), each part as its own call would do it.
         detail::StructuralOps::add_split(*this, e, detail::TypeList<>{}, std::tuple<>{}, first, second, rest...);
@@ -810,11 +824,11 @@ void World::remove(Entity e) {
 template <typename T, typename... Args>
 T& World::emplace(Entity e, Args&&... args) {
     static_assert(std::is_same_v<T, detail::bare_t<T>>, "World::emplace<T>: T must be a component type (no cv, no reference)");
-    static_assert(std::is_constructible_v<T, Args&&...>, "World::emplace<T>(e, args...): T is not constructible from the arguments");
+    static_assert(detail::buildable_v<T, Args&&...>, "World::emplace<T>(e, args...): T is not constructible from the arguments");
     if constexpr (detail::is_sparse_v<T>) { // built first, then added (never moves the entity)
         if (!ECS_CHECK(alive(e), detail::entity_message("World::emplace", type_name<T>(), e, "is not alive")))
             return detail::fallback_object<T>();
-        add(e, T(std::forward<Args>(args)...));
+        add(e, construct<T>(std::forward<Args>(args)...)); // built in its slot
         T* p = find_sparse<T>(e);
         if (!ECS_CHECK(p != nullptr, detail::entity_message("World::emplace", type_name<T>(), e, "lost the component in a hook")))
             return detail::fallback_object<T>();
