@@ -52,6 +52,39 @@ void BM_Raw_Create(benchmark::State& state) {
 }
 ECS_BENCH_SCALING_MANUAL(BM_Raw_Create);
 
+// --- bulk creation: create_n against create_with of the same values in a loop ----------------------
+
+/// create_with(Position, Velocity) n times with the same values (create_n's twin).
+void BM_CreateWithLoop(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    for (auto _ : state) {
+        ecs::World world;
+        const PhaseTimer timer;
+        for (size_t i = 0; i < n; ++i) {
+            ecs::Entity e = world.create_with(Position{1, 2}, Velocity{4, 5});
+            benchmark::DoNotOptimize(e);
+        }
+        state.SetIterationTime(timer.seconds());
+        benchmark::DoNotOptimize(world.count());
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+ECS_BENCH_SCALING_MANUAL(BM_CreateWithLoop);
+
+/// create_n(n, Position, Velocity): one lookup, one growth, the handles returned in a vector.
+void BM_CreateN(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    for (auto _ : state) {
+        ecs::World world;
+        const PhaseTimer timer;
+        std::vector<ecs::Entity> handles = world.create_n(n, Position{1, 2}, Velocity{4, 5});
+        state.SetIterationTime(timer.seconds());
+        benchmark::DoNotOptimize(handles.data());
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+ECS_BENCH_SCALING_MANUAL(BM_CreateN);
+
 // --- destroy: N entities, in creation order (world build and teardown untimed) --------------------
 
 void BM_Destroy(benchmark::State& state) {

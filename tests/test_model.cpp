@@ -948,6 +948,7 @@ private:
         if (population < 8 && r >= 300) r = below(300);
         if (population > 400 && r < 300) r = 300 + below(700);
         if (r < 50) op_create();
+        else if (r < 60) op_create_n();
         else if (r < 230) op_create_with();
         else if (r < 300) op_instantiate();
         else if (r < 380) op_destroy();
@@ -988,6 +989,38 @@ private:
         model_create(e, Content{});
     }
 
+    /// create_n(n, values...): n entities with copies of the values (one or more packs).
+    template <typename... Ts>
+    void create_n_pack(const std::array<int, sizeof...(Ts)>& values) {
+        const size_t n = below(6);
+        Content c;
+        size_t i = 0;
+        ((c.set(Traits<Ts>::kind, values[i++])), ...);
+        begin_direct();
+        std::vector<ecs::Entity> es;
+        std::apply([&](const auto&... v) { es = world_->create_n(n, v...); },
+                   make_values<Ts...>(values, std::index_sequence_for<Ts...>{}));
+        structural_now_ = false;
+        if (es.size() != n) fail("create_n(" + std::to_string(n) + ") made " + std::to_string(es.size()) + " entities");
+        for (const ecs::Entity e : es) model_create(e, c);
+        end_direct();
+    }
+    template <typename... Ts, size_t... Is>
+    static std::tuple<Ts...> make_values(const std::array<int, sizeof...(Ts)>& values, std::index_sequence<Is...>) {
+        return std::tuple<Ts...>(Traits<Ts>::make(values[Is])...);
+    }
+
+    void op_create_n() {
+        last_op_ = "create_n";
+        switch (below(5)) {
+        case 0: create_n_pack<>({}); break;
+        case 1: create_n_pack<ModelPod, std::string>({value(), value()}); break;
+        case 2: create_n_pack<ModelSparse, ModelPod>({value(), value()}); break;
+        case 3: create_n_pack<ModelAligned, ModelTag, ModelBig>({value(), 0, value()}); break;
+        default: create_n_pack<ModelNoDefault, ModelEmptyCounted>({value(), 0}); break;
+        }
+    }
+
     template <typename... Ts, size_t... Is>
     void create_direct_impl(const std::array<int, sizeof...(Ts)>& values, std::index_sequence<Is...>) {
         Content c;
@@ -1005,7 +1038,7 @@ private:
 
     void op_create_with() {
         last_op_ = "create_with";
-        switch (below(11)) {
+        switch (below(12)) {
         case 0: create_direct<>({}); break;
         case 1: create_direct<std::string>({value()}); break;
         case 2: create_direct<ModelPod, std::string>({value(), value()}); break;
@@ -1024,6 +1057,22 @@ private:
             if (chance(50)) create_direct<ModelPod>({value()});
             else create_direct<ModelPod, ModelBig>({value(), value()});
             break;
+        case 11: { // values given as their constructors' arguments, built in place
+            last_op_ = "create_with(construct)";
+            const int a = value(), b = value(), d = value();
+            Content c;
+            c.set(K_ND, a);
+            c.set(K_STR, b);
+            c.set(K_SP, d);
+            const std::string text = Traits<std::string>::make(b);
+            begin_direct();
+            const ecs::Entity e = world_->create_with(ecs::construct<ModelNoDefault>(a), ecs::construct<std::string>(text),
+                                                      ecs::construct<ModelSparse>(Traits<ModelSparse>::make(d)));
+            structural_now_ = false;
+            model_create(e, c);
+            end_direct();
+            break;
+        }
         case 9: {
             // Lvalues: the world copies them; ours stay intact.
             last_op_ = "create_with(lvalues)";
@@ -1189,7 +1238,21 @@ private:
         const bool get_or = chance(25);
         last_op_ = get_or ? "get_or_emplace" : "emplace";
         begin_direct();
-        T& ref = get_or ? world_->get_or_emplace<T>(e, std::forward<Args>(args)...) : world_->emplace<T>(e, std::forward<Args>(args)...);
+        const bool by_add = !get_or && chance(30); // add(e, construct<T>(args...)): the same as emplace
+        if (by_add) last_op_ = "add(construct)";
+        T* made = nullptr;
+        if (by_add) {
+            world_->add(e, ecs::construct<T>(std::forward<Args>(args)...));
+            made = std::as_const(*world_).try_get<T>(e) != nullptr ? &world_->get<T>(e) : nullptr;
+            if (made == nullptr) {
+                fail("add(construct<" + std::string(kind_names[k]) + ">) left no value");
+                end_direct();
+                return;
+            }
+        }
+        T& ref = by_add ? *made
+                 : get_or ? world_->get_or_emplace<T>(e, std::forward<Args>(args)...)
+                          : world_->emplace<T>(e, std::forward<Args>(args)...);
         if (std::as_const(*world_).try_get<T>(e) != &ref) fail(std::string(last_op_) + "<" + kind_names[k] + "> returned a stale reference");
         structural_now_ = false;
         if (!(get_or && had)) model_add(e, k, v);

@@ -250,6 +250,8 @@ public:
         }
         stamp_all();
     }
+    /// Room for `n` more slots (bulk creation grows the records once).
+    void reserve_more(size_t n) { records_.reserve_more(n); }
     /// Grows the index to `n` slots (new ones dead, generation 1, on no free list; change streams).
     void ensure_slots(size_t n) {
         ++version_;

@@ -10,8 +10,10 @@
 
 #include <cstdint>
 #include <new>
+#include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "../detail/required.hpp"
 #include "structural.hpp"
@@ -114,6 +116,59 @@ Entity World::create_in(Entity slot, Ts&&... components) {
             return place_new<Reserved, detail::component_t<Ts>...>(*arch, slot, detail::owned_t<Ts>(std::move(components))...);
         }
         return place_new<Reserved, detail::component_t<Ts>...>(*arch, slot, std::forward<Ts>(components)...);
+    }
+}
+
+template <typename... Ts>
+std::vector<Entity> World::create_n(size_t n, const Ts&... values) {
+    std::vector<Entity> out(iterating() ? 0 : n);
+    create_n(out.data(), out.size(), values...);
+    if (!out.empty() && !alive(out.back())) out.clear(); // refused
+    return out;
+}
+
+/// Bulk creation. A world with observers, a pack naming sparse types or bringing required
+/// components along creates one entity at a time (create_with's order of hooks); otherwise the
+/// slots are taken, the rows appended and each column filled in one pass, after one growth.
+template <typename... Ts>
+void World::create_n(Entity* out, size_t n, const Ts&... values) {
+    static_assert(detail::distinct_v<Ts...>, "create_n: component types must be distinct");
+    static_assert(((std::is_copy_constructible_v<Ts> && !detail::is_construct_v<Ts>) && ...),
+                  "create_n: the values are copied into every entity (copy-constructible components)");
+    if (!ECS_CHECK(!iterating(), "World::create_n: structural change during iteration (use deferred())")) {
+        for (size_t i = 0; i < n; ++i) out[i] = INVALID_ENTITY;
+        return;
+    }
+    if (n == 0) return;
+    Archetype* arch = nullptr;
+    if constexpr (!(detail::is_sparse_v<Ts> || ...)) arch = graph_.pack_archetype<Ts...>();
+    if (arch == nullptr || observers_.any() || arch->columns.size() != sizeof...(Ts)) {
+        for (size_t i = 0; i < n; ++i) out[i] = create_with(values...);
+        return;
+    }
+    const std::tuple<Ts...> local(values...); // a value may live in the block the growth moves
+    arch->reserve(arch->size() + n);
+    entities_.reserve_more(n);
+    const uint32_t base = static_cast<uint32_t>(arch->size());
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t row = 0;
+        out[i] = spawn(*arch, row); // no growth: reserved above
+    }
+    std::apply([&](const Ts&... v) { (fill_rows<Ts>(*arch, base, n, v), ...); }, local);
+}
+
+template <typename C>
+void World::fill_rows(Archetype& arch, uint32_t base, size_t n, const C& value) {
+    if constexpr (!detail::is_tag_v<C>) {
+        C* column = reinterpret_cast<C*>(arch.column(component_id<C>()).data) + base;
+        if constexpr (std::is_trivially_copyable_v<C>) {
+            const C v = value; // a copy the stores below cannot alias: kept in registers
+            for (size_t r = 0; r < n; ++r) ::new (static_cast<void*>(column + r)) C(v);
+        } else {
+            for (size_t r = 0; r < n; ++r) ::new (static_cast<void*>(column + r)) C(value);
+        }
+    } else {
+        (void)arch, (void)base, (void)n, (void)value;
     }
 }
 

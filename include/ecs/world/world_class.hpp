@@ -150,6 +150,13 @@ public:
         return create_in<false>(INVALID_ENTITY, std::forward<Ts>(components)...);
     }
 
+    /// @brief `n` entities holding copies of `values`, as `n` create_with calls would make them, with
+    ///        one archetype lookup and one growth of each column. @pre Not during iteration (refused: none).
+    template <typename... Ts>
+    std::vector<Entity> create_n(size_t n, const Ts&... values);
+    template <typename... Ts>
+    void create_n(Entity* out, size_t n, const Ts&... values); ///< the same, handles written to out[0, n)
+
     /**
      * @brief Destroys an entity: `on_remove` fires for each of its components, then its row is
      *        swap-removed, its slot's generation bumped and the slot freed. No-op for dead handles.
@@ -330,13 +337,9 @@ public:
     void remove(Entity e);
     /**
      * @brief Constructs `T(args...)` in place on `e`: in the destination row when `e` lacks `T` (one
-     *        migration; on_add then on_set), else over the old value (destroyed, then the new one
-     *        constructed in the same slot; on_set). Arguments may refer into the replaced value:
-     *        arithmetic and enum arguments are copied first; other argument lists build the value,
-     *        then move it in.
-     * @pre `e` is alive (asserted; a reference to zeroed static storage is returned and nothing is
-     *      constructed). No migration during iteration (refused likewise).
-     * @return `e`'s `T`, read after the hooks ran.
+     *        migration; on_add then on_set), else over the old value (on_set; world/structural.hpp
+     *        says how arguments referring into it stay valid). @return `e`'s `T` after the hooks.
+     * @pre `e` is alive, no migration during iteration (both asserted: zeroed static storage is returned).
      */
     template <typename T, typename... Args>
     T& emplace(Entity e, Args&&... args);
@@ -391,7 +394,6 @@ public:
     /// @brief True when `e` is alive and not disabled.
     [[nodiscard]] bool enabled(Entity e) const noexcept;
 
-
     // -- Queries (query.hpp has the terms, filters and the rules) ---------------------------------
 
     /// @brief Number of live entities.
@@ -401,10 +403,8 @@ public:
     template <typename T, typename... Ts>
     [[nodiscard]] size_t count() const;
 
-    /**
-     * @brief Calls `fn(Entity, Ts&...)` for the one entity having all of `{Ts...}`.
-     * @pre Exactly one entity matches (asserted; otherwise `fn` is not called).
-     */
+    /// @brief Calls `fn(Entity, Ts&...)` for the one entity having all of `{Ts...}`.
+    /// @pre Exactly one entity matches (asserted; otherwise `fn` is not called).
     template <typename... Ts, typename Func>
     void single(Func&& fn);
 
@@ -449,11 +449,8 @@ public:
     /// @brief A proxy recording structural changes into this world's queue; see flush_deferred().
     [[nodiscard]] DeferredProxy deferred() noexcept;
 
-    /**
-     * @brief Executes every recorded command in recording order (commands recorded meanwhile, by
-     *        hooks for instance, run too), then empties the queue.
-     * @pre Not during iteration (asserted and refused).
-     */
+    /// @brief Executes every recorded command in recording order (commands recorded meanwhile, by
+    ///        hooks for instance, run too), then empties the queue. @pre Not during iteration (refused).
     void flush_deferred();
     /// @brief Number of commands waiting in the world's deferred queue.
     [[nodiscard]] size_t deferred_count() const noexcept { return deferred_.size(); }
@@ -680,6 +677,8 @@ private:
     Entity create_with_sparse(Entity slot, Ts&&... values); ///< create_in for a pack naming sparse types
     template <typename C, typename V>
     void construct_mixed(Archetype& arch, uint32_t row, Entity e, V&& value);
+    template <typename C>
+    static void fill_rows(Archetype& arch, uint32_t base, size_t n, const C& value); ///< create_n's copies
     /// The set of sparse type `id`, created (and shown to the observers) when missing.
     detail::SparseSet& sparse_set_of(ComponentTypeID id);
     /// The archetype a live record points at.
