@@ -95,5 +95,55 @@ void BM_Raw_GetRandomTwoLevel(benchmark::State& state) {
 }
 ECS_BENCH_SCALING(BM_Raw_GetRandomTwoLevel);
 
+/// Third baseline (#31): the hand-written twin of a validating handle store. Handles carry an index
+/// and a generation; a record holds {table, row, generation} (12 bytes) and is checked against the
+/// handle before the value is read from its table's column (a stale handle reads a fallback).
+/// Three dependent reads: the record, the table's column pointer, the value.
+void BM_Raw_GetRandomValidated(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    struct Record {
+        uint32_t table;
+        uint32_t row;
+        uint32_t generation;
+    };
+    struct Handle {
+        uint32_t index;
+        uint32_t generation;
+    };
+    std::vector<Position> positions(n);
+    std::vector<Record> records(n + 1);
+    for (size_t i = 0; i < n; ++i) {
+        positions[i] = position_of(i);
+        records[i + 1] = Record{0, static_cast<uint32_t>(i), 1};
+    }
+    std::vector<Position*> tables{positions.data()};
+    const std::vector<uint32_t> order = shuffled_indices(n);
+    std::vector<Handle> handles(n);
+    for (size_t i = 0; i < n; ++i) handles[i] = Handle{order[i] + 1, 1};
+    static const Position fallback{};
+    for (auto _ : state) {
+        const Record* r = records.data();
+        Position* const* t = tables.data();
+        const auto read = [&](Handle h) -> const Position& {
+            const Record& rec = r[h.index];
+            if (ECS_UNLIKELY(rec.generation != h.generation)) return fallback;
+            return t[rec.table][rec.row];
+        };
+        float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        size_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            s0 += read(handles[i]).x;
+            s1 += read(handles[i + 1]).x;
+            s2 += read(handles[i + 2]).x;
+            s3 += read(handles[i + 3]).x;
+        }
+        for (; i < n; ++i) s0 += read(handles[i]).x;
+        float sum = (s0 + s1) + (s2 + s3);
+        benchmark::DoNotOptimize(sum);
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+ECS_BENCH_SCALING(BM_Raw_GetRandomValidated);
+
 } // namespace
 } // namespace bench

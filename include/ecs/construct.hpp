@@ -89,6 +89,7 @@ inline constexpr bool buildable_v = std::is_constructible_v<C, Args&&...> || Bra
 /// `C` built at `at` from `args`: by a constructor when one takes them, else by brace-initialisation.
 template <typename C, typename... Args>
 ECS_FORCEINLINE C* make_at(void* at, Args&&... args) {
+    static_assert(buildable_v<C, Args&&...>, "construct<T>(args...): T is not constructible from the arguments");
     if constexpr (std::is_constructible_v<C, Args&&...>) return ::new (at) C(std::forward<Args>(args)...);
     else return ::new (at) C{std::forward<Args>(args)...};
 }
@@ -96,6 +97,7 @@ ECS_FORCEINLINE C* make_at(void* at, Args&&... args) {
 /// A `C` built from `args` and returned (elided into its destination), by constructor or braces.
 template <typename C, typename... Args>
 C make_value(Args&&... args) {
+    static_assert(buildable_v<C, Args&&...>, "construct<T>(args...): T is not constructible from the arguments");
     if constexpr (std::is_constructible_v<C, Args&&...>) return C(std::forward<Args>(args)...);
     else return C{std::forward<Args>(args)...};
 }

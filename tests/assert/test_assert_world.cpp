@@ -222,6 +222,15 @@ TEST_CASE("assert: structural changes inside iteration fire and are refused", "[
             ecs_assert_test::reset();
             iterate(f.w, loop, [&] { f.w.add<Tag>(f.b); });
             CHECK(ecs_assert_test::fired_once_with("World::add:"));
+            ecs_assert_test::reset();
+            iterate(f.w, loop, [&] { f.w.add(f.a, ecs::construct<Vel>(42.f)); }); // built in place: refused alike
+            CHECK(ecs_assert_test::fired_once_with("World::add:"));
+            ecs_assert_test::reset();
+            iterate(f.w, loop, [&] { f.w.add(f.a, ecs::construct<Vel>(42.f), Tag{}); });
+            CHECK(ecs_assert_test::fired_once_with("World::add:"));
+            ecs_assert_test::reset();
+            iterate(f.w, loop, [&] { CHECK(f.w.create_n(3, Vel{1}).empty()); });
+            CHECK(ecs_assert_test::fired_once_with("World::create_n:"));
             CHECK(!f.w.has<Vel>(f.a));
             CHECK(f.state() == before);
         }

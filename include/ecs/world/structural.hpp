@@ -95,6 +95,11 @@ ECS_FORCEINLINE void World::add(Entity e, T&& value) {
         }
         if constexpr (detail::is_construct_v<T>) { // built in its destination row (or over the old value)
             if (!alive(e)) return; // no-op, as for a value
+            if (ECS_UNLIKELY(iterating()) && !arch_of(e).has(component_id<C>())) { // refused with add's message
+                (void)ECS_CHECK(false, detail::detailed_message("World::add: structural change during iteration (use deferred())",
+                                                                component_info(component_id<C>()).name, e));
+                return;
+            }
             detail::with_arguments(std::move(value), [&](auto&&... args) { (void)emplace<C>(e, std::forward<decltype(args)>(args)...); });
         } else {
             add_general<C>(e, std::move(value));
