@@ -3,6 +3,9 @@
 // (`run(world, pool)`): the speed-up is BM_Schedule_Lanes / BM_Schedule_LanesPool at the same
 // T and n. All T systems form one wave, so the ideal is T (bounded by the machine's cores).
 //
+// Counters: slowest_system_ms and sum_systems_ms (the systems' own mean durations), so a run shows
+// how much of a wave is the slowest system and how much the pool adds.
+//
 // BM_Schedule_WaveOverhead runs T systems over empty queries on ThreadPool(T): what a wave costs
 // with no work in it (wake-ups, prepare, the flush).
 #include <cstddef>
@@ -49,6 +52,15 @@ void lanes_bench(benchmark::State& state, bool pooled) {
         benchmark::ClobberMemory();
     }
     state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(lanes * n));
+    // Where a wave's time goes: it lasts at least as long as its slowest system, so the speed-up is
+    // bounded by (sum of the systems) / (slowest system), whatever the pool does.
+    double slowest = 0.0, sum = 0.0;
+    for (const ecs::Schedule::SystemStats& st : s.stats()) {
+        slowest = st.avg_ns > slowest ? st.avg_ns : slowest;
+        sum += st.avg_ns;
+    }
+    state.counters["slowest_system_ms"] = slowest / 1e6;
+    state.counters["sum_systems_ms"] = sum / 1e6;
 }
 
 void BM_Schedule_Lanes(benchmark::State& state) { lanes_bench(state, false); }
