@@ -40,7 +40,7 @@ bool World::has(Entity e) const noexcept {
 }
 
 template <typename T>
-T& World::get(Entity e) {
+ECS_FORCEINLINE T& World::get(Entity e) {
     if constexpr (detail::is_sparse_v<T>) return get_sparse<T>(e); // detail/sparse_ops.hpp
 #if ECS_ASSERT_ENABLED
     if (!ECS_CHECK(alive(e), detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e, "is not alive")))
@@ -58,12 +58,12 @@ T& World::get(Entity e) {
 }
 
 template <typename T>
-const T& World::get(Entity e) const {
+ECS_FORCEINLINE const T& World::get(Entity e) const {
     return const_cast<World*>(this)->get<const T>(e);
 }
 
 template <typename T>
-T* World::try_get(Entity e) noexcept {
+ECS_FORCEINLINE T* World::try_get(Entity e) noexcept {
     if constexpr (detail::is_sparse_v<T>) return try_get_sparse<T>(e);
     if (!alive(e) || !detail::access_ok<T>()) return nullptr;
     const EntityRecord r = entities_[e.index];
@@ -75,7 +75,7 @@ T* World::try_get(Entity e) noexcept {
 }
 
 template <typename T>
-const T* World::try_get(Entity e) const noexcept {
+ECS_FORCEINLINE const T* World::try_get(Entity e) const noexcept {
     return const_cast<World*>(this)->try_get<const T>(e);
 }
 
