@@ -142,8 +142,7 @@ public:
             index = static_cast<uint32_t>(records_.size());
             records_.push_back(EntityRecord{});
         }
-        stamp(index);
-        return Entity{index, records_[index].generation};
+        return Entity{index, records_[index].generation}; // place() or unallocate() stamps the slot
     }
     /// Makes the slot allocated by allocate() live at `row` of `arch`.
     ECS_FORCEINLINE void place(uint32_t index, Archetype* arch, uint32_t row) noexcept {
