@@ -77,6 +77,11 @@ public:
         }
     }
 
+    /// Slots per page (a power of two): the values of slots [k * n, (k + 1) * n) lie one after the
+    /// other from at(k * n), `n` being this.
+    [[nodiscard]] size_t page_slots() const noexcept { return size_t(mask_) + 1; }
+    /// Bytes from one slot's value to the next one's in a page (0 for a tag: one object for all).
+    [[nodiscard]] size_t stride() const noexcept { return stride_; }
     /// Number of slots ever used (members and free ones): the end of a walk over the slots.
     [[nodiscard]] ECS_FORCEINLINE size_t slot_count() const noexcept { return flags_.size(); }
     /// The member in slot `slot`, INVALID_ENTITY (index 0) while the slot is free. @pre slot < slot_count()

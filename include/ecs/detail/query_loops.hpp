@@ -362,18 +362,19 @@ ECS_FORCEINLINE DrivenSource<Term> driven_source(const SparseDrive& drive, const
 }
 
 /// What the callback receives for `Term` on a sparse-driven run, for the member `index` in slot
-/// `slot` of the driving set (`record`: its record when the drive read it; `absent`: the term is an
-/// Optional table term disabled on the member's row). A mutable value is stamped changed here when
-/// its type is tracked (a table one only when `StampTables`).
+/// `slot` of the driving set, whose value is at `driver_value` (`record`: its record when the drive
+/// read it; `absent`: the term is an Optional table term disabled on the member's row). A mutable
+/// value is stamped changed here when its type is tracked (a table one only when `StampTables`).
 template <typename Term, bool StampTables>
 ECS_FORCEINLINE term_param_t<Term> driven_fetch(const DrivenSource<Term>& source, uint32_t slot, uint32_t index,
-                                                const EntityRecord* record, bool absent) noexcept {
+                                                const EntityRecord* record, bool absent, void* driver_value) noexcept {
     using P = term_pointer_t<Term>;
     using C = term_component_t<Term>;
     if constexpr (is_sparse_v<C>) {
         (void)record;
         (void)absent;
         if constexpr (TermTraits<Term>::optional) {
+            (void)driver_value;
             void* p = source.set != nullptr ? source.set->find(index) : nullptr;
             if (p != nullptr && source.set->disabled(index)) p = nullptr;
             if constexpr (!TermTraits<Term>::read_only)
@@ -384,12 +385,13 @@ ECS_FORCEINLINE term_param_t<Term> driven_fetch(const DrivenSource<Term>& source
             const uint32_t s = source.driver ? slot : set.slot_of(index) - 1;
             if constexpr (!TermTraits<Term>::read_only)
                 if (set.ticks_active()) set.touch_slot(s);
-            return *static_cast<P>(set.at(s));
+            return *static_cast<P>(source.driver ? driver_value : set.at(s));
         }
     } else { // an Optional table term (driven_terms_v: no other table term gets here)
         (void)source;
         (void)slot;
         (void)index;
+        (void)driver_value;
         if (record == nullptr || absent) return nullptr; // the drive reads the record when such a term exists
         Archetype& a = *record->archetype;
         const ComponentTypeID id = component_id<C>();
@@ -402,21 +404,39 @@ ECS_FORCEINLINE term_param_t<Term> driven_fetch(const DrivenSource<Term>& source
     }
 }
 
+/// The walk: page by page, the driving set's handles, flags and values read in slot order (a value
+/// address advanced by the stride, not looked up per slot). Handles and flags are read through the set
+/// at every slot: a callback may add a value, which can move those arrays (never the pages).
 template <bool WithEntity, bool StampTables, typename... Terms, typename Func, size_t... Is>
 ECS_FORCEINLINE void run_driven_impl(const SparseDrive& drive, const SparseRoom* room, size_t begin, size_t end, Func& fn,
                                      std::index_sequence<Is...>) {
-    [&](auto... sources) {
-        for (size_t slot = begin; slot < end; ++slot) {
-            Entity e;
-            const EntityRecord* record;
-            uint64_t absent;
-            if (!drive.passes(static_cast<uint32_t>(slot), e, record, absent)) continue;
-            if constexpr (WithEntity)
-                fn(e, driven_fetch<Terms, StampTables>(sources, static_cast<uint32_t>(slot), e.index, record, ((absent >> Is) & 1u) != 0)...);
-            else
-                fn(driven_fetch<Terms, StampTables>(sources, static_cast<uint32_t>(slot), e.index, record, ((absent >> Is) & 1u) != 0)...);
+    const SparseSet& d = drive.driver();
+    const size_t page = d.page_slots();
+    const size_t stride = d.stride();
+    // Two loops: one where membership alone decides (no test, no record), one testing the rest.
+    auto walk = [&](auto simple, auto... sources) {
+        for (size_t first = begin; first < end;) {
+            const size_t page_end = (first / page + 1) * page;
+            const size_t last = page_end < end ? page_end : end;
+            uint8_t* value = static_cast<uint8_t*>(d.at(static_cast<uint32_t>(first))); // a tag: its one object, stride 0
+            for (size_t slot = first; slot < last; ++slot, value += stride) {
+                const uint32_t s = static_cast<uint32_t>(slot);
+                const Entity e = d.owner(s);
+                if (e.index == 0 || d.disabled_slot(s)) continue;
+                const EntityRecord* record = nullptr;
+                uint64_t absent = 0;
+                if constexpr (!decltype(simple)::value)
+                    if (!drive.passes_rest(s, e, record, absent)) continue;
+                if constexpr (WithEntity)
+                    fn(e, driven_fetch<Terms, StampTables>(sources, s, e.index, record, ((absent >> Is) & 1u) != 0, value)...);
+                else
+                    fn(driven_fetch<Terms, StampTables>(sources, s, e.index, record, ((absent >> Is) & 1u) != 0, value)...);
+            }
+            first = last;
         }
-    }(driven_source<Terms>(drive, room)...);
+    };
+    if (drive.simple()) walk(std::true_type{}, driven_source<Terms>(drive, room)...);
+    else walk(std::false_type{}, driven_source<Terms>(drive, room)...);
 }
 
 /// Runs `fn` over the members in slots [begin, end) of `drive`'s driving set that pass. `StampTables`

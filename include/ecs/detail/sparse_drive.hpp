@@ -82,6 +82,7 @@ public:
         for (size_t i = best + 1; i < others_count_; ++i) others_[i - 1] = others_[i];
         --others_count_;
         end_ = driver_->slot_count();
+        simple_ = (others_count_ | excluded_count_ | any_groups_) == 0 && !needs_record_ && !driver_changed_ && !driver_added_;
         return driver_->size() != 0;
     }
 
@@ -128,6 +129,8 @@ public:
     [[nodiscard]] SparseSet& driver() const noexcept { return *driver_; }
     /// The end of the walk: the driving set's slot count when the drive was prepared.
     [[nodiscard]] size_t end() const noexcept { return end_; }
+    /// True when a member enabled in the driving set passes: nothing else to test (passes_rest).
+    [[nodiscard]] bool simple() const noexcept { return simple_; }
 
     /**
      * @brief True when slot `slot` of the driving set holds a member that passes. Sets `e` to the
@@ -137,12 +140,20 @@ public:
     ECS_FORCEINLINE bool passes(uint32_t slot, Entity& e, const EntityRecord*& record, uint64_t& absent) const noexcept {
         const SparseSet& d = *driver_;
         e = d.owner(slot);
+        record = nullptr;
+        absent = 0;
         if (e.index == 0 || d.disabled_slot(slot)) return false;
+        return passes_rest(slot, e, record, absent);
+    }
+    /**
+     * @brief passes() for member `e`, enabled in slot `slot` of the driving set: the tests beyond that
+     *        (the driving set's ticks, the other sets, the record). @pre `record` nullptr, `absent` 0
+     */
+    ECS_FORCEINLINE bool passes_rest(uint32_t slot, Entity e, const EntityRecord*& record, uint64_t& absent) const noexcept {
+        const SparseSet& d = *driver_;
         if (driver_changed_ && d.changed_tick(slot) <= since_) return false;
         if (driver_added_ && d.added_tick(slot) <= since_) return false;
         if ((others_count_ | excluded_count_) != 0 && !passes_sets(e.index)) return false;
-        record = nullptr;
-        absent = 0;
         if (!needs_record_ && any_groups_ == 0) return true;
         return passes_table(e.index, record, absent);
     }
@@ -230,6 +241,7 @@ private:
     bool driver_added_ = false;
     bool check_entities_ = false; ///< test the entities' enable bits
     bool needs_record_ = false;   ///< some condition reads the member's record
+    bool simple_ = false;         ///< see simple()
     size_t others_count_ = 0;
     size_t excluded_count_ = 0;
     size_t excluded_table_count_ = 0;
