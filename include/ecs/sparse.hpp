@@ -220,7 +220,7 @@ public:
             if (slot >= flags_.size() || used.data()[slot]++ != 0 || flags_.data()[slot] != 0 || owners_.data()[slot].index != 0)
                 return false;
         return members == size_ && disabled == disabled_ && members + free_.size() == flags_.size() &&
-               owners_.size() == flags_.size() && pins_ == 0;
+               owners_.size() == flags_.size();
     }
 
 private:
