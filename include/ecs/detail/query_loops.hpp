@@ -410,6 +410,7 @@ ECS_FORCEINLINE term_param_t<Term> driven_fetch(const DrivenSource<Term>& source
 template <bool WithEntity, bool StampTables, typename... Terms, typename Func, size_t... Is>
 ECS_FORCEINLINE void run_driven_impl(const SparseDrive& drive, const SparseRoom* room, size_t begin, size_t end, Func& fn,
                                      std::index_sequence<Is...>) {
+    (void)room; // no term
     const SparseSet& d = drive.driver();
     const size_t page = d.page_slots();
     const size_t stride = d.stride();
