@@ -207,8 +207,7 @@ public:
         size_t n = 0;
         if (driven()) {
             if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return 0;
-            detail::for_each_driven(*graph_, *cache_, *world_, progress(), [&](Entity, const EntityRecord*) { ++n; });
-            return n;
+            return detail::count_driven(*graph_, *cache_, *world_, progress());
         }
         if (ECS_UNLIKELY(special())) {
             if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return 0;

@@ -463,21 +463,44 @@ ECS_NOINLINE void run_query_driven(const ArchetypeGraph& graph, const QueryCache
     run_driven<WithEntity, Terms...>(drive, graph.sparse(), 0, drive.end(), fn);
 }
 
+/// Calls `visit(Entity, const EntityRecord*)` for every member of `drive`'s driving set that passes,
+/// in slot order; the record is nullptr when the drive did not need to read it.
+template <typename Visit>
+void walk_driven(const SparseDrive& drive, Visit&& visit) {
+    const SparseSet& d = drive.driver();
+    const bool simple = drive.simple();
+    for (size_t slot = 0; slot < drive.end(); ++slot) {
+        const uint32_t s = static_cast<uint32_t>(slot);
+        const Entity e = d.owner(s);
+        if (e.index == 0 || d.disabled_slot(s)) continue;
+        const EntityRecord* record = nullptr;
+        uint64_t absent = 0;
+        if (simple || drive.passes_rest(s, e, record, absent)) visit(e, record);
+    }
+}
+
 /**
  * @brief Calls `visit(Entity, const EntityRecord*)` for every entity the sparse-driven run of `q`
- *        visits, in its order (count, first, single). The record is nullptr when the drive did not
- *        need to read it. @pre q.sparse_driven
+ *        visits, in its order (first, single). The record is nullptr when the drive did not need to
+ *        read it. @pre q.sparse_driven
  */
 template <typename Visit>
 void for_each_driven(const ArchetypeGraph& graph, const QueryCache& q, const World& world, Tick since, Visit&& visit) {
     SparseDrive drive;
-    if (!drive.prepare(q, graph.sparse(), world_records(world), graph.may_have_disabled(), since)) return;
-    for (size_t slot = 0; slot < drive.end(); ++slot) {
-        Entity e;
-        const EntityRecord* record;
-        uint64_t absent;
-        if (drive.passes(static_cast<uint32_t>(slot), e, record, absent)) visit(e, record);
-    }
+    if (drive.prepare(q, graph.sparse(), world_records(world), graph.may_have_disabled(), since)) walk_driven(drive, visit);
+}
+
+/// The number of entities the sparse-driven run of `q` visits: O(1) when membership of the driving
+/// set alone decides (its enabled members), else a walk. @pre q.sparse_driven
+/// (A template, like every caller of world_records: used only where World is complete.)
+template <typename WorldType>
+size_t count_driven(const ArchetypeGraph& graph, const QueryCache& q, const WorldType& world, Tick since) {
+    SparseDrive drive;
+    if (!drive.prepare(q, graph.sparse(), world_records(world), graph.may_have_disabled(), since)) return 0;
+    if (drive.simple()) return drive.driver().size() - drive.driver().disabled_count();
+    size_t n = 0;
+    walk_driven(drive, [&](Entity, const EntityRecord*) { ++n; });
+    return n;
 }
 
 /// run_query for a query naming sparse types or Up terms: every run (enable rules applied), row by

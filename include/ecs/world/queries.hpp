@@ -20,10 +20,7 @@ template <typename T, typename... Ts>
 size_t World::count() const {
     const detail::QueryCache& q = cache_of<detail::TypeList<T, Ts...>, detail::TypeList<>>();
     size_t n = 0;
-    if (q.sparse_driven) { // every type sparse: the smallest set's members
-        detail::for_each_driven(graph_, q, *this, 0, [&](Entity, const EntityRecord*) { ++n; });
-        return n;
-    }
+    if (q.sparse_driven) return detail::count_driven(graph_, q, *this, 0); // every type sparse: the smallest set's members
     detail::for_each_match(graph_, q, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; }); // per row
     return n;
 }
