@@ -20,10 +20,11 @@
  *   (the caches are up to date and locked on first use) as long as no call writes what another reads.
  *   Deferred commands go through the CommandBuffer form, not world.deferred() (not thread-safe).
  * - `fn(CommandBuffer&, ...)`: every batch records into its own buffer; after the loop the buffers
- *   are flushed into the world in batch order (archetype order, then row order, or slot order), which is the order
- *   a sequential each would have recorded them: the world ends as after a sequential each whose
- *   commands were deferred and flushed. @pre for this form: the world is not iterating (a flush
- *   during iteration is refused, and the commands are then dropped with the buffers).
+ *   are flushed into the world in batch order (archetype order, then row order; slot order for a
+ *   sparse-driven query), which is the order a sequential each would have recorded them: the world
+ *   ends as after a sequential each whose commands were deferred and flushed. @pre for this form:
+ *   the world is not iterating (a flush during iteration is refused, and the commands are then
+ *   dropped with the buffers).
  * - The result equals a sequential each.
  */
 #pragma once
