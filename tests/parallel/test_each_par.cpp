@@ -382,6 +382,23 @@ TEST_CASE("each_par: queries naming sparse types equal a sequential each, sparse
     }
 }
 
+TEST_CASE("each_par: Schedule systems over sparse-only queries run side by side in a wave", "[parallel][each_par][sparse]") {
+    ecs::ThreadPool pool(4);
+    ecs::World expected, scheduled;
+    build_sparse(expected, 9, 6000);
+    build_sparse(scheduled, 9, 6000);
+    auto grow_a = [](ecs::Entity e, SA& a) { a.v = a.v * 3 + static_cast<int64_t>(e.index % 5); };
+    auto grow_b = [](SB& b, const PB& p) { b.v = b.v * 0.5 + p.v; }; // mixed: PB is a table type
+    expected.each<SA>(grow_a);
+    expected.each<SB, const PB>(grow_b);
+    ecs::Schedule s;
+    s.add<SA>("grow_a", grow_a); // disjoint: one wave, two threads walking two sets
+    s.add<SB, const PB>("grow_b", grow_b);
+    s.run(scheduled, pool);
+    REQUIRE(sparse_snapshot(scheduled) == sparse_snapshot(expected));
+    CHECK(scheduled.check_invariants());
+}
+
 TEST_CASE("each_par: sparse-only CommandBuffer callbacks end as a sequential each", "[parallel][each_par][sparse]") {
     ecs::ThreadPool pool(4);
     SerialExecutor serial;
