@@ -1737,6 +1737,7 @@ private:
         check_rich_query<ModelSparse, ModelPod, std::string>(ecs::Without<ModelTag>{});
         check_rich_query<ModelPod, ModelSparse, ModelAligned>(ecs::Without<>{});
         check_rich_query<ModelTag, ModelPod, ModelSparse>(ecs::Without<ModelBig>{});
+        op_sparse_queries();
 
         // single<>: exactly when the model has one match.
         const Totals t = model_totals<ModelAligned, ModelPod>(0);
@@ -1751,6 +1752,82 @@ private:
             });
             if (calls != 1) fail("single<Aligned, Pod> did not call back once");
         }
+    }
+
+    /**
+     * Queries whose required types are all sparse (the smallest required set is walked instead of the
+     * archetypes, detail/sparse_drive.hpp): the visited set against the model, each entity once, with
+     * table and sparse filters, IncludeDisabled, an Optional table term, AnyOf; a handle's each,
+     * count and first agree with world.each, and so does each_raw over the sparse id.
+     */
+    void op_sparse_queries() {
+        last_op_ = "sparse-driven queries";
+        ++stats_.queries;
+        ecs::World& w = *world_;
+        const unsigned sp = mask_of<ModelSparse>();
+        auto expect = [&](auto pred) {
+            std::vector<ecs::Entity> out;
+            for (uint32_t idx : live_)
+                if ((slots_[idx].content.mask & sp) != 0 && pred(slots_[idx])) out.push_back(slots_[idx].handle);
+            std::sort(out.begin(), out.end());
+            return out;
+        };
+        auto compare = [&](const std::string& name, std::vector<ecs::Entity> got, const std::vector<ecs::Entity>& want) {
+            std::sort(got.begin(), got.end());
+            if (std::adjacent_find(got.begin(), got.end()) != got.end()) fail(name + " visited an entity twice");
+            else if (got != want)
+                fail(name + " visited " + std::to_string(got.size()) + " entities, the model " + std::to_string(want.size()));
+        };
+        auto value_ok = [&](const std::string& name, ecs::Entity e, const ModelSparse& x) {
+            if (!model_alive(e)) fail(name + " visited " + describe(e) + " which the model says is dead");
+            else if (!Traits<ModelSparse>::matches(x, slots_[e.index].content.get(K_SP))) fail(name + " passed a wrong value to " + describe(e));
+        };
+        std::vector<ecs::Entity> order;
+        w.each<const ModelSparse>([&](ecs::Entity e, const ModelSparse& x) {
+            order.push_back(e);
+            value_ok("each<Sparse>", e, x);
+        });
+        compare("each<Sparse>", order, expect([&](const Slot& s) { return visible(s) && (s.seen() & sp) != 0; }));
+        auto q = w.query<const ModelSparse>();
+        std::vector<ecs::Entity> handle_order;
+        q.each([&](ecs::Entity e, const ModelSparse&) { handle_order.push_back(e); });
+        if (handle_order != order) fail("query<Sparse>.each order differs from world.each's");
+        if (q.count() != order.size()) fail("query<Sparse>.count disagrees with each");
+        if (q.first() != (order.empty() ? ecs::INVALID_ENTITY : order.front())) fail("query<Sparse>.first is not each's first");
+        if (w.count<ModelSparse>() != order.size()) fail("count<Sparse> disagrees with each");
+
+        std::vector<ecs::Entity> got;
+        w.each<const ModelSparse>(ecs::Without<ModelTag>{}, [&](ecs::Entity e, const ModelSparse& x) {
+            got.push_back(e);
+            value_ok("each<Sparse>(Without<Tag>)", e, x);
+        });
+        compare("each<Sparse>(Without<Tag>)", got,
+                expect([&](const Slot& s) { return visible(s) && (s.seen() & sp) != 0 && (s.seen() & mask_of<ModelTag>()) == 0; }));
+        got.clear();
+        w.each<const ModelSparse>(ecs::IncludeDisabled{}, [&](ecs::Entity e, const ModelSparse&) { got.push_back(e); });
+        compare("each<Sparse>(IncludeDisabled)", got, expect([&](const Slot& s) { return (s.content.mask & ~s.disabled & sp) != 0; }));
+        got.clear();
+        w.each<const ModelSparse, ecs::Optional<const ModelPod>>([&](ecs::Entity e, const ModelSparse&, const ModelPod* pod) {
+            got.push_back(e);
+            if (!model_alive(e)) return;
+            const Slot& s = slots_[e.index];
+            const bool has_pod = (s.seen() & mask_of<ModelPod>()) != 0;
+            if ((pod != nullptr) != has_pod || (pod != nullptr && !Traits<ModelPod>::matches(*pod, s.content.get(K_POD))))
+                fail("each<Sparse, Optional<Pod>> passed a wrong Pod to " + describe(e));
+        });
+        compare("each<Sparse, Optional<Pod>>", got, expect([&](const Slot& s) { return visible(s) && (s.seen() & sp) != 0; }));
+        got.clear();
+        const unsigned any = mask_of<ModelPod, std::string>();
+        w.each<const ModelSparse>(ecs::AnyOf<ModelPod, std::string>{}, [&](ecs::Entity e, const ModelSparse&) { got.push_back(e); });
+        compare("each<Sparse>(AnyOf<Pod, Str>)", got,
+                expect([&](const Slot& s) { return visible(s) && (s.seen() & sp) != 0 && (s.seen() & any) != 0; }));
+        got.clear();
+        const ecs::ComponentTypeID sparse_id = ecs::component_id<ModelSparse>();
+        w.each_raw(&sparse_id, 1, [&](ecs::Entity e, void* const* c) {
+            got.push_back(e);
+            value_ok("each_raw(Sparse)", e, *static_cast<const ModelSparse*>(c[0]));
+        });
+        compare("each_raw(Sparse)", got, expect([&](const Slot& s) { return visible(s) && (s.seen() & sp) != 0; }));
     }
 
     /// Iteration with the mutations allowed during it: overwriting adds, removal of absent types,

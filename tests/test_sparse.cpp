@@ -700,3 +700,264 @@ TEST_CASE("sparse: prefabs carry sparse defaults and take sparse overrides", "[s
     CHECK(life().alive() == 0);
     CHECK(life().bad_destroys == 0);
 }
+
+// -------------------------------------------------------------------------------------------------
+// Queries whose required types are all sparse: the smallest required set drives the run
+// -------------------------------------------------------------------------------------------------
+
+namespace {
+
+/// True when `e` holds `T` enabled: what a required type needs, and what an excluded type must not be.
+template <typename T>
+bool holds(const World& w, Entity e) {
+    return w.has<T>(e) && w.enabled<T>(e);
+}
+
+/// A seeded world of table and sparse types, with destroyed and re-created entities (stale slots),
+/// disabled entities and components, and removed sparse values; `live` gets its live entities.
+void build_mixed(World& w, std::vector<Entity>& live, uint32_t seed) {
+    std::mt19937 rng(seed);
+    auto chance = [&](unsigned pct) { return rng() % 100u < pct; };
+    for (int i = 0; i < 600; ++i) {
+        const Entity e = chance(30) ? w.create()
+                         : chance(50) ? w.create_with(Position{float(i), 0})
+                                      : w.create_with(Position{float(i), 0}, Velocity{1, 0});
+        if (chance(20)) w.add(e, Health{i});
+        if (chance(40)) w.add(e, Poisoned{i});
+        if (chance(25)) w.add(e, Nick{std::to_string(i)}); // short strings
+        if (chance(10)) w.add(e, Shield{{}, i});
+        if (chance(30)) w.add<Marked>(e);
+        live.push_back(e);
+    }
+    for (int i = 0; i < 150; ++i) { // slots freed, then reused by new entities with a new generation
+        const size_t k = rng() % live.size();
+        w.destroy(live[k]);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    for (int i = 0; i < 100; ++i) {
+        const Entity e = w.create_with(Health{1000 + i});
+        if (chance(60)) w.add(e, Poisoned{1000 + i});
+        if (chance(50)) w.add(e, Nick{"r" + std::to_string(i)});
+        if (chance(30)) w.add<Marked>(e);
+        live.push_back(e);
+    }
+    for (const Entity e : live) {
+        if (chance(5)) w.disable(e);
+        if (chance(10) && w.has<Poisoned>(e)) w.disable<Poisoned>(e);
+        if (chance(10) && w.has<Velocity>(e)) w.disable<Velocity>(e);
+        if (chance(10) && w.has<Nick>(e)) w.disable<Nick>(e);
+        if (chance(8)) w.remove<Poisoned>(e);
+    }
+}
+
+/// Compares world.each, a handle's each / count / first and each_no_entity of a query with the
+/// entities of `live` passing `expected`; every entity visited once.
+template <typename... Terms, typename Pred, typename... Filters>
+void check_against(World& w, const std::vector<Entity>& live, Pred expected, Filters... filters) {
+    std::vector<Entity> want;
+    for (const Entity e : live)
+        if (expected(e)) want.push_back(e);
+    const std::vector<Entity> got = visit<Terms...>(w, filters...);
+    const std::vector<Entity> by_slot = sorted(got);
+    CHECK(std::adjacent_find(by_slot.begin(), by_slot.end()) == by_slot.end()); // once each
+    CHECK(by_slot == sorted(want));
+    for (const Entity e : got) CHECK(w.alive(e)); // current handles, not stale ones
+    auto q = w.query<Terms...>(filters...);
+    CHECK(visit_handle(q) == got); // the handle's order is world.each's
+    CHECK(q.count() == want.size());
+    CHECK(q.first() == (got.empty() ? ecs::INVALID_ENTITY : got.front()));
+    size_t no_entity = 0;
+    w.each_no_entity<Terms...>(filters..., [&](auto&&...) { ++no_entity; });
+    CHECK(no_entity == want.size());
+}
+
+} // namespace
+
+TEST_CASE("sparse-driven: queries over sparse types only match a brute-force check", "[sparse][driven]") {
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
+        INFO("seed " << seed);
+        World w;
+        std::vector<Entity> live;
+        build_mixed(w, live, seed);
+        REQUIRE(w.check_invariants());
+        auto on = [&](Entity e) { return w.enabled(e); };
+        check_against<Poisoned>(w, live, [&](Entity e) { return on(e) && holds<Poisoned>(w, e); });
+        check_against<const Poisoned, Nick>(w, live, [&](Entity e) { return on(e) && holds<Poisoned>(w, e) && holds<Nick>(w, e); });
+        check_against<Poisoned>(w, live, [&](Entity e) { return on(e) && holds<Poisoned>(w, e) && !holds<Velocity>(w, e); },
+                                ecs::Without<Velocity>{}); // a table type excluded
+        check_against<Poisoned>(w, live, [&](Entity e) { return on(e) && holds<Poisoned>(w, e) && !holds<Nick>(w, e); },
+                                ecs::Without<Nick>{}); // a sparse type excluded
+        check_against<Poisoned>(w, live, [&](Entity e) { return on(e) && holds<Poisoned>(w, e) && holds<Marked>(w, e); },
+                                ecs::With<Marked>{}); // a sparse tag
+        check_against<Marked>(w, live, [&](Entity e) { return on(e) && holds<Marked>(w, e); });
+        check_against<const Shield>(w, live,
+                                    [&](Entity e) { return on(e) && holds<Shield>(w, e) && !holds<Health>(w, e) && !holds<Marked>(w, e); },
+                                    ecs::Without<Health, Marked>{});
+        check_against<Poisoned>(w, live,
+                                [&](Entity e) { return on(e) && holds<Poisoned>(w, e) && (holds<Velocity>(w, e) || holds<Nick>(w, e)); },
+                                ecs::AnyOf<Velocity, Nick>{});
+        check_against<Poisoned>(w, live, [&](Entity e) { return holds<Poisoned>(w, e); }, ecs::IncludeDisabled{});
+        CHECK(w.count<Poisoned, Nick>() == visit<Poisoned, Nick>(w).size());
+
+        // Values: the entity's own objects; Optional terms (table and sparse) as try_get with enable bits.
+        size_t visits = 0;
+        w.each<const Poisoned, ecs::Optional<Position>, ecs::Optional<const Nick>, ecs::Optional<const Shield>>(
+            [&](Entity e, const Poisoned& p, Position* pos, const Nick* nick, const Shield* shield) {
+                ++visits;
+                CHECK(&p == w.try_get<const Poisoned>(e));
+                CHECK(pos == (holds<Position>(w, e) ? w.try_get<Position>(e) : nullptr));
+                CHECK(nick == (holds<Nick>(w, e) ? w.try_get<const Nick>(e) : nullptr));
+                CHECK(shield == (holds<Shield>(w, e) ? w.try_get<const Shield>(e) : nullptr));
+                if (pos != nullptr) CHECK(int(pos->x) == p.damage); // created together, same i
+                if (nick != nullptr && p.damage < 600) CHECK(nick->text == std::to_string(p.damage));
+            });
+        CHECK(visits == visit<Poisoned>(w).size());
+
+        // each_raw over sparse ids only: the same members, the same objects.
+        const ecs::ComponentTypeID ids[2] = {ecs::component_id<Nick>(), ecs::component_id<Poisoned>()};
+        std::vector<Entity> raw;
+        w.each_raw(ids, 2, [&](Entity e, void* const* c) {
+            raw.push_back(e);
+            CHECK(c[0] == w.try_get<const Nick>(e));
+            CHECK(c[1] == w.try_get<const Poisoned>(e));
+        });
+        CHECK(sorted(raw) == sorted(visit<Poisoned, Nick>(w)));
+
+        // A clone walks its own sets: current handles of the clone.
+        World copy = w.clone();
+        CHECK(copy.check_invariants());
+        CHECK(sorted(visit<Poisoned, Nick>(copy)) == sorted(visit<Poisoned, Nick>(w)));
+    }
+}
+
+TEST_CASE("sparse-driven: the smallest set drives, in its slot order", "[sparse][driven]") {
+    World w;
+    std::vector<Entity> es;
+    for (int i = 0; i < 6; ++i) es.push_back(w.create_with(Position{float(i), 0}));
+    const Entity a = es[0], b = es[1], c = es[2], d = es[3];
+    w.add(c, Poisoned{2});
+    w.add(a, Poisoned{0});
+    w.add(b, Poisoned{1});
+    CHECK(visit<Poisoned>(w) == std::vector<Entity>{c, a, b}); // the order the values were added in
+    w.remove<Poisoned>(a);
+    w.add(d, Poisoned{3}); // takes the slot a freed
+    CHECK(visit<Poisoned>(w) == std::vector<Entity>{c, d, b});
+    for (const Entity e : {b, c, d, a}) w.add(e, Nick{"n"});
+    // Poisoned has 3 members, Nick 4: Poisoned drives.
+    CHECK(visit<Poisoned, const Nick>(w) == std::vector<Entity>{c, d, b});
+    w.add(a, Poisoned{0});
+    w.remove<Nick>(a);
+    w.remove<Nick>(d);
+    // Now Nick (b, c) is the smaller set: its order.
+    CHECK(visit<Poisoned, const Nick>(w) == std::vector<Entity>{b, c});
+    CHECK(visit<const Nick, Poisoned>(w) == std::vector<Entity>{b, c});
+    CHECK(w.query<Poisoned, Nick>().first() == b);
+    w.remove<Nick>(c);
+    w.single<Nick, const Poisoned>([&](Entity e, Nick&, const Poisoned& p) { // exactly one match
+        CHECK(e == b);
+        CHECK(p.damage == 1);
+    });
+}
+
+TEST_CASE("sparse-driven: changes during the run, and structural changes deferred", "[sparse][driven]") {
+    World w;
+    std::vector<Entity> es;
+    for (int i = 0; i < 200; ++i) {
+        es.push_back(w.create_with(Health{i}));
+        if (i % 2 == 0) w.add(es.back(), Poisoned{i});
+    }
+    std::vector<Entity> visited;
+    w.each<Poisoned>([&](Entity e, Poisoned& p) {
+        CHECK(w.iterating());
+        visited.push_back(e);
+        const int d = p.damage;
+        w.remove<Poisoned>(e); // removed and added again: not met a second time
+        w.add(e, Poisoned{d});
+        if (d + 1 < 200) w.add(es[size_t(d + 1)], Poisoned{d + 1}); // added during the run: not visited by it
+        if (d % 10 == 0 && d + 2 < 200) w.remove<Poisoned>(es[size_t(d + 2)]); // removed before its turn: skipped
+        if (d % 7 == 0) w.deferred().destroy(e); // structural: deferred to the flush
+        size_t nested = 0;
+        w.each<const Health>(ecs::With<Poisoned>{}, [&](const Health&) { ++nested; }); // a nested read-only run
+        CHECK(nested != 0);
+    });
+    std::vector<Entity> expected;
+    for (int i = 0; i < 200; i += 2)
+        if (!(i % 10 == 2)) expected.push_back(es[size_t(i)]);
+    CHECK(sorted(visited) == sorted(expected));
+    CHECK(w.check_invariants());
+    w.flush_deferred();
+    for (int i = 0; i < 200; i += 2) CHECK(w.alive(es[size_t(i)]) == !(i % 7 == 0 && i % 10 != 2));
+    CHECK(w.count<Poisoned>() == visit<Poisoned>(w).size());
+    CHECK(w.check_invariants());
+}
+
+TEST_CASE("sparse-driven: Changed and Added on sparse types, stamps of mutable terms", "[sparse][driven][change]") {
+    World w;
+    w.track_changes<Poisoned>();
+    w.track_changes<Nick>();
+    w.track_changes<Position>();
+    auto added = w.query<const Nick>(ecs::Added<Poisoned>{});
+    auto changed = w.query<const Poisoned>(ecs::Changed<Nick>{});
+    const Entity a = w.create_with(Position{});
+    const Entity b = w.create_with(Position{});
+    const Entity c = w.create();
+    for (const Entity e : {a, b, c}) w.add(e, Nick{"n"});
+    w.add(a, Poisoned{1});
+    w.add(b, Poisoned{2});
+    CHECK(added.count() == 2); // count and first do not advance the progress
+    CHECK(added.first() == a);
+    CHECK(visit_handle(added) == std::vector<Entity>{a, b});
+    CHECK(visit_handle(added).empty());
+    w.add(c, Poisoned{3});
+    CHECK(visit_handle(added) == std::vector<Entity>{c});
+    CHECK(sorted(visit_handle(changed)) == sorted({a, b, c}));
+    CHECK(visit_handle(changed).empty());
+    w.get<Nick>(b).text = "x";
+    CHECK(visit_handle(changed) == std::vector<Entity>{b});
+    // A mutable sparse term stamps the members it visits, and only them.
+    w.add<Marked>(a);
+    w.each<Nick>(ecs::Without<Marked>{}, [](Nick&) {});
+    CHECK(sorted(visit_handle(changed)) == sorted({b, c}));
+    // A mutable Optional table term stamps the visited members' rows.
+    auto moved = w.query<const Position>(ecs::Changed<Position>{});
+    (void)visit_handle(moved);
+    w.disable<Poisoned>(b);
+    w.each<const Poisoned, ecs::Optional<Position>>([](const Poisoned&, Position*) {});
+    CHECK(visit_handle(moved) == std::vector<Entity>{a});
+}
+
+TEST_CASE("sparse-driven: counted values, short strings and over-aligned values stay whole", "[sparse][driven]") {
+    reset_life();
+    {
+        World w;
+        std::vector<Entity> es;
+        for (int i = 0; i < 300; ++i) {
+            es.push_back(w.create());
+            if (i % 2 == 0) w.add(es.back(), SparseCounted{i});
+            if (i % 3 != 0) w.add(es.back(), Nick{"s" + std::to_string(i)});
+            if (i % 5 == 0) w.add(es.back(), Shield{{}, i});
+        }
+        size_t visits = 0;
+        w.each<SparseCounted, Nick>([&](Entity e, SparseCounted& sc, Nick& n) {
+            ++visits;
+            CHECK(n.text == "s" + std::to_string(sc.c.value));
+            const int v = sc.c.value;
+            w.remove<Nick>(e); // the value is destroyed; a new short string takes a fresh slot
+            w.add(e, Nick{"t" + std::to_string(v)});
+            if (v % 4 == 0) w.remove<SparseCounted>(e); // destroyed during the run, once
+        });
+        CHECK(visits == 100);
+        w.each<const Nick, const SparseCounted>([&](const Nick& n, const SparseCounted& sc) { CHECK(n.text == "t" + std::to_string(sc.c.value)); });
+        size_t shields = 0;
+        w.each<Shield>([&](Entity e, Shield& s) {
+            ++shields;
+            CHECK(reinterpret_cast<uintptr_t>(&s) % alignof(Shield) == 0);
+            CHECK(es[size_t(s.id)] == e);
+        });
+        CHECK(shields == 60);
+        CHECK(life().alive() == 150 - 50);
+        CHECK(w.check_invariants());
+    }
+    CHECK(life().alive() == 0);
+    CHECK(life().bad_destroys == 0);
+}

@@ -8,9 +8,10 @@
  * terms (each entity's row is visited by exactly one call).
  *
  * How the work is split: the rows of the matching archetypes are cut into batches of
- * `max(kMinBatchRows, total / (concurrency * 4))` rows; a batch never spans two archetypes. When the
- * executor's concurrency is 1 or the query has no more rows than one batch, each_par is a plain
- * sequential each on the calling thread (same code path, same cost).
+ * `max(kMinBatchRows, total / (concurrency * 4))` rows; a batch never spans two archetypes. A query
+ * whose required types are all sparse cuts the slots of its smallest required set the same way
+ * (detail/sparse_drive.hpp). When the executor's concurrency is 1 or the query has no more rows (slots)
+ * than one batch, each_par is a plain sequential each on the calling thread (same code path, same cost).
  *
  * Rules:
  * - Structural changes inside `fn` are refused (asserted): the calling thread holds the world's
@@ -19,10 +20,11 @@
  *   (the caches are up to date and locked on first use) as long as no call writes what another reads.
  *   Deferred commands go through the CommandBuffer form, not world.deferred() (not thread-safe).
  * - `fn(CommandBuffer&, ...)`: every batch records into its own buffer; after the loop the buffers
- *   are flushed into the world in batch order (archetype order, then row order), which is the order
- *   a sequential each would have recorded them: the world ends as after a sequential each whose
- *   commands were deferred and flushed. @pre for this form: the world is not iterating (a flush
- *   during iteration is refused, and the commands are then dropped with the buffers).
+ *   are flushed into the world in batch order (archetype order, then row order; slot order for a
+ *   sparse-driven query), which is the order a sequential each would have recorded them: the world
+ *   ends as after a sequential each whose commands were deferred and flushed. @pre for this form:
+ *   the world is not iterating (a flush during iteration is refused, and the commands are then
+ *   dropped with the buffers).
  * - The result equals a sequential each.
  */
 #pragma once
@@ -44,7 +46,8 @@ namespace detail {
 /// Smallest batch each_par hands to a worker: below this, a batch costs more to schedule than it saves.
 inline constexpr size_t kMinBatchRows = 1024;
 
-/// The rows of one archetype a batch covers.
+/// The rows of one archetype a batch covers (or, for a sparse-driven run, the slots of the driving
+/// set: `archetype` is then nullptr).
 struct RowBatch {
     Archetype* archetype;
     size_t begin;
@@ -78,23 +81,59 @@ ECS_FORCEINLINE term_pointer_t<Term> offset_column(term_pointer_t<Term> column, 
     }
 }
 
-/// Calls `fn` for `n` rows starting at `begin`, handing `cb` first when the callback wants it.
-template <bool Buffer, bool WithEntity, typename... Terms, typename Func>
-ECS_FORCEINLINE void run_batch(Func& fn, CommandBuffer* cb, Archetype& arch, size_t begin, size_t n, uint64_t absent) {
-    constexpr auto positions = std::index_sequence_for<Terms...>{};
-    if constexpr (Buffer) {
-        if constexpr (WithEntity) {
-            auto call = [&](Entity e, term_param_t<Terms>... terms) { fn(*cb, e, terms...); };
-            run_rows_absent<true, Terms...>(call, arch, begin, n, absent, positions);
+/// How the batches of a parallel run are run.
+enum class BatchKind {
+    table,       ///< whole runs of table rows: the columns from the batch's first row
+    sparse_rows, ///< rows of archetypes tested on the sparse types and fetched one by one
+    driven,      ///< slots of the driving set of a query whose required types are all sparse
+};
+
+/// The state a parallel run shares with its tasks (every worker only reads it).
+template <bool Buffer, bool WithEntity, BatchKind Kind, typename Func, typename... Terms>
+struct ParallelRun {
+    Func* fn;
+    const RowBatch* batches;
+    CommandBuffer* buffers;
+    const SparseRowTest* test;  ///< BatchKind::sparse_rows
+    const SparseDrive* drive;   ///< BatchKind::driven
+    const SparseRoom* room;     ///< the world's sparse sets
+    const World* world;
+
+    /// Runs batch `b` with `call` (fn itself, or fn with the batch's CommandBuffer first). The sparse
+    /// test (or drive), read at every row, is first copied into the task's frame: the original lies in
+    /// the calling thread's frame, next to the frames that thread writes while it runs batches itself
+    /// (false sharing: BM_Parallel_MixedEachPar2 took 24.3 ms at 1M instead of 21.0).
+    template <typename Call>
+    ECS_FORCEINLINE void run(Call& call, const RowBatch& b) const {
+        if constexpr (Kind == BatchKind::table) {
+            run_rows_absent<WithEntity, Terms...>(call, *b.archetype, b.begin, b.count, b.absent, std::index_sequence_for<Terms...>{});
+        } else if constexpr (Kind == BatchKind::sparse_rows) { // the table terms were stamped before the workers ran
+            const SparseRowTest local = *test;
+            run_rows_sparse<WithEntity, Terms...>(call, *b.archetype, b.begin, b.count, b.absent, local, room, world, std::false_type{});
         } else {
-            auto call = [&](term_param_t<Terms>... terms) { fn(*cb, terms...); };
-            run_rows_absent<false, Terms...>(call, arch, begin, n, absent, positions);
+            const SparseDrive local = *drive;
+            run_driven<WithEntity, Terms...>(local, room, b.begin, b.begin + b.count, call, std::false_type{});
         }
-    } else {
-        (void)cb;
-        run_rows_absent<WithEntity, Terms...>(fn, arch, begin, n, absent, positions);
     }
-}
+
+    static void task(void* context, size_t index) {
+        auto& self = *static_cast<ParallelRun*>(context);
+        const RowBatch& b = self.batches[index];
+        Func& fn = *self.fn;
+        if constexpr (Buffer) {
+            CommandBuffer& cb = self.buffers[index];
+            if constexpr (WithEntity) {
+                auto call = [&](Entity e, term_param_t<Terms>... terms) { fn(cb, e, terms...); };
+                self.run(call, b);
+            } else {
+                auto call = [&](term_param_t<Terms>... terms) { fn(cb, terms...); };
+                self.run(call, b);
+            }
+        } else {
+            self.run(fn, b);
+        }
+    }
+};
 
 /// A sequential run of `q` on the calling thread: with value filters (Related<R>{target},
 /// Cascade<R>) in their order, else the plain run.
@@ -107,86 +146,156 @@ void run_inline(World* world, const ArchetypeGraph& graph, QueryCache& q, const 
     run_query<WithEntity, Terms...>(graph, q, depth, world, fn);
 }
 
-/// The state a parallel run shares with its tasks.
-template <bool Buffer, bool WithEntity, typename Func, typename... Terms>
-struct ParallelRun {
-    Func* fn;
-    const RowBatch* batches;
-    CommandBuffer* buffers;
-
-    static void task(void* context, size_t index) {
-        auto& run = *static_cast<ParallelRun*>(context);
-        const RowBatch& b = run.batches[index];
-        run_batch<Buffer, WithEntity, Terms...>(*run.fn, Buffer ? run.buffers + index : nullptr, *b.archetype, b.begin,
-                                                b.count, b.absent);
-    }
-};
-
-/**
- * @brief The body of every each_par: splits `q`'s rows into batches and runs them on `executor`,
- *        or runs inline when that cannot pay.
- * @param world where buffers are flushed (nullptr only for a null handle, which runs nothing)
- */
+/// The sequential each of each_par (the forms with a CommandBuffer record into one, flushed after).
 template <typename... Terms, typename Func>
-void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache& q, World* world, Executor& executor,
-                   Func& fn, const FilterValues& values = FilterValues{}) {
+void run_query_inline(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache& q, World* world, Func& fn,
+                      const FilterValues& values) {
     using Callback = ParallelCallback<Func, Terms...>;
-    constexpr bool buffer = Callback::buffer;
-    constexpr bool with_entity = Callback::entity;
-    if (!terms_access_ok<Terms...>()) return;
-    if (!engine.shared()) q.refresh(graph); // inside a shared section the cache is already up to date
-
-    size_t total = 0;
-    for (const Archetype* a : q.archetypes) total += a->size();
-    const size_t concurrency = executor.concurrency();
-    size_t batch_rows = concurrency == 0 ? total : total / (concurrency * 4);
-    if (batch_rows < kMinBatchRows) batch_rows = kMinBatchRows;
-
-    // Inline: the sequential each, exactly (a nested each_par inside a shared section runs here too;
-    // so does a run with value filters, which orders or tests rows through the world's relationships,
-    // and a query naming sparse types, whose values are fetched row by row).
-    if (concurrency <= 1 || total <= batch_rows || engine.shared() || values.active || q.has_sparse) {
-        if constexpr (buffer) {
-            CommandBuffer cb;
-            if constexpr (with_entity) {
-                auto call = [&](Entity e, term_param_t<Terms>... terms) { fn(cb, e, terms...); };
-                run_inline<true, Terms...>(world, graph, q, values, engine.scope_depth(), call);
-            } else {
-                auto call = [&](term_param_t<Terms>... terms) { fn(cb, terms...); };
-                run_inline<false, Terms...>(world, graph, q, values, engine.scope_depth(), call);
-            }
-            if (world != nullptr && !cb.empty()) cb.flush(*world);
+    if constexpr (Callback::buffer) {
+        CommandBuffer cb;
+        if constexpr (Callback::entity) {
+            auto call = [&](Entity e, term_param_t<Terms>... terms) { fn(cb, e, terms...); };
+            run_inline<true, Terms...>(world, graph, q, values, engine.scope_depth(), call);
         } else {
-            run_inline<with_entity, Terms...>(world, graph, q, values, engine.scope_depth(), fn);
+            auto call = [&](term_param_t<Terms>... terms) { fn(cb, terms...); };
+            run_inline<false, Terms...>(world, graph, q, values, engine.scope_depth(), call);
         }
-        return;
+        if (world != nullptr && !cb.empty()) cb.flush(*world);
+    } else {
+        run_inline<Callback::entity, Terms...>(world, graph, q, values, engine.scope_depth(), fn);
     }
+}
 
+/// Runs `batches` on `executor` inside a shared section, then flushes the batches' buffers in batch
+/// order (the order a sequential each would have recorded the commands in).
+template <BatchKind Kind, typename... Terms, typename Func>
+void run_batches(QueryEngine& engine, const ArchetypeGraph& graph, World* world, Executor& executor, Func& fn,
+                 const std::vector<RowBatch>& batches, const SparseRowTest* test, const SparseDrive* drive) {
+    using Callback = ParallelCallback<Func, Terms...>;
+    std::unique_ptr<CommandBuffer[]> buffers;
+    if constexpr (Callback::buffer) buffers.reset(new CommandBuffer[batches.size()]);
+    using Run = ParallelRun<Callback::buffer, Callback::entity, Kind, Func, Terms...>;
+    Run run{&fn, batches.data(), buffers.get(), test, drive, graph.sparse(), world};
+    engine.begin_shared(graph);
+    executor.parallel_for(batches.size(), &Run::task, &run);
+    engine.end_shared();
+    if constexpr (Callback::buffer) {
+        if (world != nullptr)
+            for (size_t i = 0; i < batches.size(); ++i)
+                if (!buffers[i].empty()) buffers[i].flush(*world);
+    }
+}
+
+/// Batch size: `max(kMinBatchRows, total / (concurrency * 4))`.
+inline size_t batch_rows_for(size_t total, size_t concurrency) noexcept {
+    const size_t rows = concurrency == 0 ? total : total / (concurrency * 4);
+    return rows < kMinBatchRows ? kMinBatchRows : rows;
+}
+
+/// each_par over archetype rows: the runs of enabled rows cut into batches of `batch_rows`. A query
+/// naming sparse types tests them (and fetches their values) row by row in the workers; its table
+/// terms are stamped here first, on the rows that pass.
+template <typename... Terms, typename Func>
+void run_rows_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache& q, World* world, Executor& executor, Func& fn,
+                  size_t total, size_t batch_rows) {
+    constexpr bool per_row = (term_per_row_v<Terms> || ...);
+    constexpr auto positions = std::index_sequence_for<Terms...>{};
     std::vector<RowBatch> batches;
     batches.reserve(total / batch_rows + q.archetypes.size());
     for_each_run(q, [&](Archetype& a, size_t run_begin, size_t n, uint64_t absent) { // runs of enabled rows
         for (size_t begin = 0; begin < n; begin += batch_rows)
             batches.push_back(RowBatch{&a, run_begin + begin, n - begin < batch_rows ? n - begin : batch_rows, absent});
     });
-    std::unique_ptr<CommandBuffer[]> buffers;
-    if constexpr (buffer) buffers.reset(new CommandBuffer[batches.size()]);
-
-    // Change detection: the batches' mutable terms are stamped here, on the calling thread, before
-    // any worker runs (stamping updates per-archetype bounds that batches of one archetype share).
-    if constexpr (!(TermTraits<Terms>::read_only && ...))
-        for (const RowBatch& b : batches)
-            if (b.archetype->ticks.active())
-                touch_terms_present<Terms...>(*b.archetype, b.begin, b.count, b.absent, std::index_sequence_for<Terms...>{});
-    ParallelRun<buffer, with_entity, Func, Terms...> run{&fn, batches.data(), buffers.get()};
-    engine.begin_shared(graph);
-    executor.parallel_for(batches.size(), &ParallelRun<buffer, with_entity, Func, Terms...>::task, &run);
-    engine.end_shared();
-
-    if constexpr (buffer) {
-        if (world != nullptr)
-            for (size_t i = 0; i < batches.size(); ++i)
-                if (!buffers[i].empty()) buffers[i].flush(*world);
+    if (per_row || q.has_sparse) {
+        SparseRowTest test;
+        if (!test.prepare(q, graph.sparse(), 0)) return; // a required sparse type has no set: nothing passes
+        if constexpr (!(TermTraits<Terms>::read_only && ...)) {
+            auto stamp = [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+                touch_terms_present<Terms...>(a, begin, count, absent, positions);
+            };
+            for (const RowBatch& b : batches)
+                if (b.archetype->ticks.active()) test.split(*b.archetype, b.begin, b.count, b.absent, stamp);
+        }
+        run_batches<BatchKind::sparse_rows, Terms...>(engine, graph, world, executor, fn, batches, &test, nullptr);
+        return;
     }
+    if constexpr (!per_row) {
+        // Change detection: the batches' mutable terms are stamped here, on the calling thread, before
+        // any worker runs (stamping updates per-archetype bounds that batches of one archetype share).
+        if constexpr (!(TermTraits<Terms>::read_only && ...))
+            for (const RowBatch& b : batches)
+                if (b.archetype->ticks.active()) touch_terms_present<Terms...>(*b.archetype, b.begin, b.count, b.absent, positions);
+        run_batches<BatchKind::table, Terms...>(engine, graph, world, executor, fn, batches, nullptr, nullptr);
+    }
+}
+
+/// each_par of a query whose required types are all sparse: the driving set's slots cut into
+/// batches (detail/sparse_drive.hpp), or the sequential run when that cannot pay.
+template <typename... Terms, typename Func>
+void run_driven_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache& q, World& world, Executor& executor, Func& fn) {
+    // A mutable Optional table term is stamped per member when its type is tracked, which updates
+    // bounds that the rows of its archetype share: a run that may do so stays on the calling thread.
+    constexpr bool stamps_tables =
+        ((TermTraits<Terms>::optional && !TermTraits<Terms>::read_only && !is_sparse_v<term_component_t<Terms>>) || ...);
+    SparseDrive drive;
+    if (!drive.prepare(q, graph.sparse(), world_records(world), graph.may_have_disabled(), 0)) return; // nothing passes
+    const size_t total = drive.end();
+    const size_t batch_rows = batch_rows_for(total, executor.concurrency());
+    if (total <= batch_rows || (stamps_tables && graph.any_tracked())) {
+        run_query_inline<Terms...>(engine, graph, q, &world, fn, FilterValues{});
+        return;
+    }
+    std::vector<RowBatch> batches;
+    batches.reserve(total / batch_rows + 1);
+    for (size_t begin = 0; begin < total; begin += batch_rows)
+        batches.push_back(RowBatch{nullptr, begin, total - begin < batch_rows ? total - begin : batch_rows, 0});
+    run_batches<BatchKind::driven, Terms...>(engine, graph, &world, executor, fn, batches, nullptr, &drive);
+}
+
+/**
+ * @brief The body of every each_par: splits `q`'s rows into batches and runs them on `executor`,
+ *        or runs inline when that cannot pay.
+ *
+ * Three kinds of batches: runs of table rows (no sparse type in the query); runs of rows tested on
+ * the sparse types and fetched row by row (some required table type); ranges of slots of the driving
+ * set (every required type sparse, detail/sparse_drive.hpp). The workers only read the world's
+ * structure: the table terms of tracked types are stamped on the calling thread before they start
+ * (for sparse_rows batches, only the rows that pass the sparse test); a mutable sparse value is
+ * stamped by the worker that visits its entity (one tick per member slot, written by that worker
+ * alone).
+ * @param world where buffers are flushed (nullptr only for a null handle, which runs nothing)
+ */
+template <typename... Terms, typename Func>
+void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache& q, World* world, Executor& executor,
+                   Func& fn, const FilterValues& values = FilterValues{}) {
+    constexpr bool up_terms = (TermTraits<Terms>::up || ...);
+    if (!terms_access_ok<Terms...>()) return;
+    if (!engine.shared()) q.refresh(graph); // inside a shared section the cache is already up to date
+
+    const size_t concurrency = executor.concurrency();
+    // Inline: the sequential each, exactly (a nested each_par inside a shared section runs here too;
+    // so does a run with value filters, which orders or tests rows through the world's relationships,
+    // and a query with an Up term, whose walk follows an archetype run).
+    if constexpr (!up_terms) {
+        if (concurrency > 1 && !engine.shared() && !values.active) {
+            if constexpr (driven_terms_v<Terms...>) {
+                if (q.sparse_driven && world != nullptr) {
+                    run_driven_par<Terms...>(engine, graph, q, *world, executor, fn);
+                    return;
+                }
+            }
+            size_t total = 0;
+            for (const Archetype* a : q.archetypes) total += a->size();
+            const size_t batch_rows = batch_rows_for(total, concurrency);
+            if (total > batch_rows) {
+                run_rows_par<Terms...>(engine, graph, q, world, executor, fn, total, batch_rows);
+                return;
+            }
+        }
+    } else {
+        (void)concurrency;
+    }
+    run_query_inline<Terms...>(engine, graph, q, world, fn, values);
 }
 
 /// each_par's bodies for Query<Terms...>::each_par and World::each_par (declared in query.hpp).

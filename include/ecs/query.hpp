@@ -37,6 +37,11 @@
  * incrementally as archetypes are created (PITFALLS 9, 10). A stable world iterates with no matching,
  * hashing or allocation. Order: archetypes in creation order, rows in row order.
  *
+ * Sparse types (sparse.hpp) are in no archetype: a query naming one and requiring some table type
+ * tests and fetches them row by row; a query whose required types are all sparse walks the members
+ * of its smallest required set instead of the archetypes, in that set's slot order
+ * (detail/sparse_drive.hpp).
+ *
  * Thread-safety: a query run reads the cache and may extend it with archetypes created since its
  * last run; runs on one world must not overlap with structural changes. The iteration depth counter
  * is per world and not atomic: concurrent runs need the parallel room (each_par.hpp, schedule.hpp),

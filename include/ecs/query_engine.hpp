@@ -238,6 +238,7 @@ private:
         push_ids(entry->excluded_ids, table_only_t<typename Check::excluded>{});
         push_optional_ids(entry->optional_ids, TermList{});
         entry->has_sparse = Check::has_sparse; // rows tested one by one
+        entry->sparse_driven = Check::all_sparse; // or the smallest required set walked
         push_ids(entry->sparse_required, sparse_only_t<typename Check::required>{});
         push_ids(entry->sparse_excluded, sparse_only_t<typename Check::excluded>{});
         push_ids(entry->sparse_changed, sparse_only_t<typename Check::changed>{});

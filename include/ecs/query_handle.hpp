@@ -118,13 +118,20 @@ public:
         : engine_(&engine), graph_(&graph), cache_(&cache), world_(world), values_(values) {}
 
     /// Calls `fn(Entity, terms...)` or `fn(terms...)` for every matching entity, archetype creation
-    /// order then row order.
+    /// order then row order (a query whose required types are all sparse: the slot order of its
+    /// smallest required set, see detail/sparse_drive.hpp).
     template <typename Func>
     void each(Func&& fn) const {
         if (cache_ == nullptr || !detail::terms_access_ok<Terms...>()) return;
         cache_->refresh(*graph_);
         constexpr bool with_entity = detail::takes_entity<Func, Terms...>();
         if (ECS_UNLIKELY(special())) {
+            if constexpr (detail::driven_terms_v<Terms...>) {
+                if (driven()) { // a change filter on sparse types only: the smallest set's members
+                    run_driven_changed<with_entity>(fn);
+                    return;
+                }
+            }
             if (cache_->has_sparse) { // sparse types: rows tested and fetched one by one
                 detail::SparseRowTest test;
                 if (!test.prepare(*cache_, graph_->sparse(), cache_->change_filtered ? last_run_ : detail::Tick(0))) {
@@ -198,6 +205,10 @@ public:
         if (cache_ == nullptr) return 0;
         cache_->refresh(*graph_);
         size_t n = 0;
+        if (driven()) {
+            if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return 0;
+            return detail::count_driven(*graph_, *cache_, *world_, progress());
+        }
         if (ECS_UNLIKELY(special())) {
             if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return 0;
             detail::for_each_special_match(world_, *graph_, *cache_, values_, cache_->change_filtered ? &last_run_ : nullptr,
@@ -213,6 +224,14 @@ public:
     [[nodiscard]] Entity first() const {
         if (cache_ == nullptr) return INVALID_ENTITY;
         cache_->refresh(*graph_);
+        if (driven()) {
+            Entity found = INVALID_ENTITY;
+            if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return found;
+            detail::for_each_driven(*graph_, *cache_, *world_, progress(), [&](Entity e, const EntityRecord*) {
+                if (found == INVALID_ENTITY) found = e;
+            });
+            return found;
+        }
         if (ECS_UNLIKELY(special())) {
             Entity found = INVALID_ENTITY;
             if (cache_->change_filtered && !detail::change_filter_tracked(*cache_, *graph_)) return found;
@@ -232,6 +251,25 @@ public:
 private:
     /// True when runs must look at rows one by one: a change filter, or value filters (relationships).
     [[nodiscard]] bool special() const noexcept { return cache_->change_filtered || values_.active; }
+    /// True when runs walk the smallest required set (every required type sparse; value filters,
+    /// which order or test rows through the world's relationships, keep the archetype runs).
+    [[nodiscard]] bool driven() const noexcept { return cache_->sparse_driven && world_ != nullptr && !values_.active; }
+    /// The `since` of a run: the handle's progress under a change filter, else 0.
+    [[nodiscard]] detail::Tick progress() const noexcept { return cache_->change_filtered ? last_run_ : detail::Tick(0); }
+
+    /// each with a change filter on a query whose required types are all sparse: the sparse-driven
+    /// run since the handle's progress, which then advances (as run_special).
+    template <bool WithEntity, typename Func>
+    ECS_NOINLINE void run_driven_changed(Func& fn) const {
+        if (!detail::change_filter_tracked(*cache_, *graph_)) return;
+        {
+            detail::IterationScope scope(engine_->scope_depth());
+            detail::run_query_driven<WithEntity, Terms...>(*graph_, *cache_, *world_, last_run_, engine_->scope_depth() != nullptr, fn);
+        }
+        detail::ChangeClock& clock = *graph_->clock(); // tracked types exist, so the clock does
+        last_run_ = clock.now;
+        ++clock.now;
+    }
 
     /// A run with a change filter and/or value filters. With a change filter: refused (asserted,
     /// nothing visited, progress kept) when a listed type is not tracked; otherwise visits the passing

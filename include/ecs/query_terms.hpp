@@ -398,6 +398,9 @@ struct QueryCheck<TypeList<Terms...>, TypeList<Filters...>> {
                                        any_sparse(any_groups{});
     /// True when a term is a sparse type (its value is fetched per row).
     static constexpr bool sparse_terms = (term_per_row_v<Terms> || ...);
+    /// True when some type is required and every required type (terms, With, Changed, Added) is
+    /// sparse: runs walk the smallest required set (detail/sparse_drive.hpp).
+    static constexpr bool all_sparse = list_size<sparse_only_t<required>>::value != 0 && list_size<table_only_t<required>>::value == 0;
 };
 
 } // namespace detail

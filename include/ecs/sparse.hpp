@@ -12,8 +12,14 @@
  *   allocated at the type's alignment and never moved or freed before the set; a free list of slots;
  * - `sparse_`: entity index -> slot + 1 (0: absent); members are enumerated through it, in entity
  *   slot order (snapshots, clones), so adding and removing touch no list of members;
- * - per slot a flags byte (the enable bit; 0 while the slot is free) and, while the type is tracked,
- *   its added / changed ticks.
+ * - per slot a flags byte (the enable bit; 0 while the slot is free), its member's handle
+ *   (INVALID_ENTITY while the slot is free) and, while the type is tracked, its added / changed ticks.
+ *   A query whose required types are all sparse walks the slots of its smallest set through the
+ *   handles (slot order: the values lie in that order in their pages).
+ *
+ * While a run walks the slots it *pins* the set: insert then takes a fresh slot past every used one
+ * instead of reusing a freed one, so a member added during the run lies past the end the run walks
+ * to, and an entity removed and added again is not met twice.
  *
  * Thread-safety: as the world that owns it (one writer; concurrent readers while nobody writes).
  */
@@ -71,6 +77,16 @@ public:
         }
     }
 
+    /// Slots per page (a power of two): the values of slots [k * n, (k + 1) * n) lie one after the
+    /// other from at(k * n), `n` being this.
+    [[nodiscard]] size_t page_slots() const noexcept { return size_t(mask_) + 1; }
+    /// Bytes from one slot's value to the next one's in a page (0 for a tag: one object for all).
+    [[nodiscard]] size_t stride() const noexcept { return stride_; }
+    /// Number of slots ever used (members and free ones): the end of a walk over the slots.
+    [[nodiscard]] ECS_FORCEINLINE size_t slot_count() const noexcept { return flags_.size(); }
+    /// The member in slot `slot`, INVALID_ENTITY (index 0) while the slot is free. @pre slot < slot_count()
+    [[nodiscard]] ECS_FORCEINLINE Entity owner(uint32_t slot) const noexcept { return owners_.data()[slot]; }
+
     /// Slot + 1 of entity slot `index`, 0 when absent.
     [[nodiscard]] ECS_FORCEINLINE uint32_t slot_of(uint32_t index) const noexcept {
         return index < sparse_.size() ? sparse_.data()[index] : 0u;
@@ -96,7 +112,7 @@ public:
     ECS_FORCEINLINE void* insert(Entity e) {
         if (ECS_UNLIKELY(e.index >= sparse_.size())) sparse_.resize(size_t(e.index) + 1, 0u);
         uint32_t slot;
-        if (ECS_LIKELY(!free_.empty())) {
+        if (ECS_LIKELY(!free_.empty() && pins_ == 0)) {
             slot = free_.data()[free_.size() - 1];
             free_.pop_back();
         } else {
@@ -104,6 +120,7 @@ public:
         }
         ++size_; // a free slot's flags are 0: nothing else to reset
         sparse_.data()[e.index] = slot + 1;
+        owners_.data()[slot] = e;
         if (ECS_UNLIKELY(clock_ != nullptr)) {
             added_.data()[slot] = clock_->now;
             changed_.data()[slot] = clock_->now;
@@ -121,6 +138,7 @@ public:
     /// Frees member `index`'s slot `slot` (its value already destroyed, or never constructed).
     ECS_FORCEINLINE void release(uint32_t index, uint32_t slot) noexcept {
         sparse_.data()[index] = 0;
+        owners_.data()[slot] = INVALID_ENTITY;
         if (ECS_UNLIKELY(disabled_ != 0) && (flags_.data()[slot] & DISABLED)) {
             --disabled_;
             flags_.data()[slot] = 0;
@@ -168,13 +186,21 @@ public:
     [[nodiscard]] ECS_FORCEINLINE bool ticks_active() const noexcept { return clock_ != nullptr; }
     /// Stamps member `index` changed now. @pre member, ticks_active()
     void touch(uint32_t index) noexcept { changed_.data()[sparse_.data()[index] - 1] = clock_->now; }
+    /// Stamps the member in slot `slot` changed now. @pre a member's slot, ticks_active()
+    ECS_FORCEINLINE void touch_slot(uint32_t slot) noexcept { changed_.data()[slot] = clock_->now; }
     [[nodiscard]] Tick added_tick(uint32_t slot) const noexcept { return added_.data()[slot]; }
     [[nodiscard]] Tick changed_tick(uint32_t slot) const noexcept { return changed_.data()[slot]; }
+
+    // -- walks over the slots --------------------------------------------------------------------------
+
+    /// Pins the set for a walk over its slots (see the file comment); nests.
+    void pin() noexcept { ++pins_; }
+    void unpin() noexcept { --pins_; }
 
     /// Bytes held (pages and index arrays).
     [[nodiscard]] size_t memory_bytes() const noexcept {
         return pages_.size() * (size_t(mask_) + 1) * stride_ + (sparse_.capacity() + free_.capacity()) * 4 +
-               flags_.capacity() + (added_.capacity() + changed_.capacity()) * sizeof(Tick);
+               flags_.capacity() + owners_.capacity() * sizeof(Entity) + (added_.capacity() + changed_.capacity()) * sizeof(Tick);
     }
 
     /// Checks the index arrays against each other (World::check_invariants).
@@ -187,12 +213,14 @@ public:
             const uint32_t s = sparse_.data()[i];
             if (s == 0) continue;
             ++members;
-            if (s - 1 >= flags_.size() || used.data()[s - 1]++ != 0) return false;
+            if (s - 1 >= flags_.size() || used.data()[s - 1]++ != 0 || owners_.data()[s - 1].index != i) return false;
             disabled += (flags_.data()[s - 1] & DISABLED) ? 1u : 0u;
         }
         for (const uint32_t slot : free_)
-            if (slot >= flags_.size() || used.data()[slot]++ != 0 || flags_.data()[slot] != 0) return false;
-        return members == size_ && disabled == disabled_ && members + free_.size() == flags_.size();
+            if (slot >= flags_.size() || used.data()[slot]++ != 0 || flags_.data()[slot] != 0 || owners_.data()[slot].index != 0)
+                return false;
+        return members == size_ && disabled == disabled_ && members + free_.size() == flags_.size() &&
+               owners_.size() == flags_.size();
     }
 
 private:
@@ -207,6 +235,7 @@ private:
         // Room in the free list for every slot, so erase() never allocates (it is noexcept).
         if (free_.capacity() < size_t(slot) + 1) free_.reserve(flags_.capacity() > slot ? flags_.capacity() : size_t(slot) * 2 + 16);
         flags_.push_back(0);
+        owners_.push_back(INVALID_ENTITY);
         if (clock_ != nullptr) {
             added_.push_back(0);
             changed_.push_back(0);
@@ -223,6 +252,8 @@ private:
     PodArray<uint32_t> sparse_;      ///< entity index -> slot + 1
     PodArray<uint32_t> free_;        ///< free slots, reused last-freed first (capacity: every slot)
     PodArray<uint8_t> flags_;        ///< per slot ever used: DISABLED (0 while free)
+    PodArray<Entity> owners_;        ///< per slot ever used: its member (INVALID_ENTITY while free)
+    uint32_t pins_ = 0;              ///< walks in progress over the slots (insert reuses no slot then)
     size_t size_ = 0;                ///< members
     size_t disabled_ = 0;
     ChangeClock* clock_ = nullptr;   ///< set while the type is tracked

@@ -18,6 +18,19 @@
 #include "catch.hpp"
 
 namespace {
+struct SA;
+struct SB;
+} // namespace
+template <>
+struct ecs::component_traits<SA> {
+    static constexpr ecs::Storage storage = ecs::Storage::sparse;
+};
+template <>
+struct ecs::component_traits<SB> {
+    static constexpr ecs::Storage storage = ecs::Storage::sparse;
+};
+
+namespace {
 
 struct PA {
     int64_t v;
@@ -29,6 +42,13 @@ struct PC {
     uint32_t v;
 };
 struct PTag {};
+/// Sparse types (component_traits below): each_par over queries naming them.
+struct SA {
+    int64_t v;
+};
+struct SB {
+    double v;
+};
 
 /// Reports a concurrency of 4 but runs every index in order on the calling thread: the batched
 /// path, deterministically and without threads.
@@ -262,5 +282,205 @@ TEST_CASE("each_par: an AnyOf filter gives the sequential result, with a Schedul
         INFO("seed " << seed);
         REQUIRE(snapshot(parallel) == snapshot(expected));
         REQUIRE(snapshot(scheduled) == snapshot(expected));
+    }
+}
+
+// -- queries naming sparse types ----------------------------------------------------------------------
+
+namespace {
+
+/// build(), then sparse values on a seeded share of the entities (some disabled, some entities
+/// destroyed and re-created so that slots are reused).
+void build_sparse(ecs::World& w, uint32_t seed, size_t max_per_archetype) {
+    build(w, seed, max_per_archetype);
+    std::mt19937 rng(seed * 7919u);
+    std::vector<ecs::Entity> all;
+    w.each<ecs::Optional<const PA>>([&](ecs::Entity e, const PA*) { all.push_back(e); });
+    for (const ecs::Entity e : all) {
+        if (rng() % 100u < 60) w.add(e, SA{static_cast<int64_t>(rng() % 1000)});
+        if (rng() % 100u < 45) w.add(e, SB{static_cast<double>(rng() % 1000) * 0.25});
+        if (rng() % 100u < 4) w.disable<SA>(e);
+        if (rng() % 100u < 2) w.disable(e);
+    }
+    for (size_t i = 0; i < all.size(); i += 11) w.destroy(all[i]);
+    for (size_t i = 0; i < all.size(); i += 13) w.create_with(PC{static_cast<uint32_t>(i)}, SA{static_cast<int64_t>(i)}, SB{1.5});
+}
+
+using SparseRow = std::tuple<uint32_t, uint32_t, bool, int64_t, bool, double>;
+
+/// Every live entity's sparse values (and the table ones through snapshot()).
+std::vector<SparseRow> sparse_snapshot(ecs::World& w) {
+    std::vector<SparseRow> rows;
+    w.each<ecs::Optional<const SA>, ecs::Optional<const SB>>(ecs::IncludeDisabled{}, [&](ecs::Entity e, const SA* a, const SB* b) {
+        rows.emplace_back(e.index, e.generation, a != nullptr, a ? a->v : 0, b != nullptr, b ? b->v : 0.0);
+    });
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+void sparse_update(ecs::Entity e, SA& a, const SB& b) { a.v = a.v * 3 + static_cast<int64_t>(b.v) + static_cast<int64_t>(e.index); }
+void mixed_update(ecs::Entity e, PA& a, const SA& s, SB* b) {
+    a.v = a.v * 5 + s.v + static_cast<int64_t>(e.index % 13);
+    if (b != nullptr) b->v = b->v * 0.5 + static_cast<double>(s.v);
+}
+
+} // namespace
+
+TEST_CASE("each_par: queries naming sparse types equal a sequential each, sparse-only and mixed",
+          "[parallel][each_par][sparse]") {
+    for (const size_t threads : {size_t(2), size_t(4)}) {
+        CountingPool pool(threads);
+        SerialExecutor serial;
+        for (uint32_t seed = 1; seed <= 6; ++seed) {
+            const size_t max_rows = seed % 2 == 0 ? 2500 : 7000;
+            ecs::World expected, parallel, batched;
+            build_sparse(expected, seed, max_rows);
+            build_sparse(parallel, seed, max_rows);
+            build_sparse(batched, seed, max_rows);
+            INFO("threads " << threads << " seed " << seed);
+            // Every required type sparse: the slots of the smallest set are cut into batches.
+            const size_t calls = pool.calls;
+            expected.each<SA, const SB>(sparse_update);
+            parallel.each_par<SA, const SB>(pool, sparse_update);
+            batched.query<SA, const SB>().each_par(serial, sparse_update);
+            CHECK(pool.calls == calls + 1); // ran in parallel, not inline
+            REQUIRE(sparse_snapshot(parallel) == sparse_snapshot(expected));
+            REQUIRE(sparse_snapshot(batched) == sparse_snapshot(expected));
+            // With a table filter and an Optional table term.
+            auto bump = [](ecs::Entity e, SA& a, const PC* c) { a.v += c != nullptr ? static_cast<int64_t>(c->v) : -static_cast<int64_t>(e.index); };
+            expected.each<SA, ecs::Optional<const PC>>(ecs::Without<PTag>{}, bump);
+            parallel.each_par<SA, ecs::Optional<const PC>>(pool, ecs::Without<PTag>{}, bump);
+            batched.query<SA, ecs::Optional<const PC>>(ecs::Without<PTag>{}).each_par(serial, bump);
+            REQUIRE(sparse_snapshot(parallel) == sparse_snapshot(expected));
+            REQUIRE(sparse_snapshot(batched) == sparse_snapshot(expected));
+            // Mixed: a table term required, sparse values fetched per row in the workers.
+            expected.each<PA, const SA, ecs::Optional<SB>>(mixed_update);
+            parallel.each_par<PA, const SA, ecs::Optional<SB>>(pool, mixed_update);
+            batched.query<PA, const SA, ecs::Optional<SB>>().each_par(serial, mixed_update);
+            REQUIRE(snapshot(parallel) == snapshot(expected));
+            REQUIRE(sparse_snapshot(parallel) == sparse_snapshot(expected));
+            REQUIRE(snapshot(batched) == snapshot(expected));
+            REQUIRE(sparse_snapshot(batched) == sparse_snapshot(expected));
+            // The visited sets: entity sums and counts.
+            std::atomic<uint64_t> sum{0};
+            std::atomic<size_t> n{0};
+            parallel.each_par<const SB>(pool, ecs::Without<SA>{}, [&](ecs::Entity e, const SB&) {
+                sum += e.index;
+                ++n;
+            });
+            uint64_t sum_seq = 0;
+            size_t n_seq = 0;
+            expected.each<const SB>(ecs::Without<SA>{}, [&](ecs::Entity e, const SB&) {
+                sum_seq += e.index;
+                ++n_seq;
+            });
+            CHECK(sum.load() == sum_seq);
+            CHECK(n.load() == n_seq);
+            CHECK(parallel.check_invariants());
+            CHECK(!parallel.iterating());
+        }
+    }
+}
+
+TEST_CASE("each_par: Schedule systems over sparse-only queries run side by side in a wave", "[parallel][each_par][sparse]") {
+    ecs::ThreadPool pool(4);
+    ecs::World expected, scheduled;
+    build_sparse(expected, 9, 6000);
+    build_sparse(scheduled, 9, 6000);
+    auto grow_a = [](ecs::Entity e, SA& a) { a.v = a.v * 3 + static_cast<int64_t>(e.index % 5); };
+    auto grow_b = [](SB& b, const PB& p) { b.v = b.v * 0.5 + p.v; }; // mixed: PB is a table type
+    expected.each<SA>(grow_a);
+    expected.each<SB, const PB>(grow_b);
+    ecs::Schedule s;
+    s.add<SA>("grow_a", grow_a); // disjoint: one wave, two threads walking two sets
+    s.add<SB, const PB>("grow_b", grow_b);
+    s.run(scheduled, pool);
+    REQUIRE(sparse_snapshot(scheduled) == sparse_snapshot(expected));
+    CHECK(scheduled.check_invariants());
+}
+
+TEST_CASE("each_par: sparse-only CommandBuffer callbacks end as a sequential each", "[parallel][each_par][sparse]") {
+    ecs::ThreadPool pool(4);
+    SerialExecutor serial;
+    auto record = [](ecs::CommandBuffer& cb, ecs::Entity e, SA& a, const SB& b) {
+        a.v += 1;
+        switch ((a.v + static_cast<int64_t>(b.v)) % 6) {
+        case 0: cb.destroy(e); break;
+        case 1: cb.add(e, PB{static_cast<double>(a.v)}); break;
+        case 2: cb.remove<SA>(e); break;
+        case 3: cb.create_with(PA{a.v * 2}, SA{a.v}); break;
+        case 4: cb.add(e, SB{0.5}); break;
+        default: break;
+        }
+    };
+    for (uint32_t seed = 30; seed < 36; ++seed) {
+        ecs::World expected, parallel, batched;
+        build_sparse(expected, seed, 4000);
+        build_sparse(parallel, seed, 4000);
+        build_sparse(batched, seed, 4000);
+        {
+            ecs::CommandBuffer cb;
+            expected.each<SA, const SB>([&](ecs::Entity e, SA& a, const SB& b) { record(cb, e, a, b); });
+            cb.flush(expected);
+        }
+        parallel.each_par<SA, const SB>(pool, record);
+        batched.query<SA, const SB>().each_par(serial, record);
+        INFO("seed " << seed);
+        REQUIRE(snapshot(parallel) == snapshot(expected));
+        REQUIRE(sparse_snapshot(parallel) == sparse_snapshot(expected));
+        REQUIRE(sparse_snapshot(batched) == sparse_snapshot(expected));
+        CHECK(parallel.check_invariants());
+        CHECK(parallel.create() == expected.create()); // the flush order was the sequential one
+    }
+}
+
+TEST_CASE("each_par: change stamps of sparse and mixed queries are those of a sequential each", "[parallel][each_par][sparse][change]") {
+    CountingPool pool(4);
+    for (uint32_t seed = 50; seed < 53; ++seed) {
+        ecs::World expected, parallel;
+        for (ecs::World* w : {&expected, &parallel}) {
+            build_sparse(*w, seed, 6000);
+            w->track_changes<SA>();
+            w->track_changes<PA>();
+        }
+        auto changed_sa = [](ecs::World& w) {
+            std::vector<ecs::Entity> out;
+            w.query<const SA>(ecs::Changed<SA>{}).each([&](ecs::Entity e, const SA&) { out.push_back(e); });
+            std::sort(out.begin(), out.end(), [](ecs::Entity a, ecs::Entity b) { return a.index < b.index; });
+            return out;
+        };
+        auto changed_pa = [](ecs::World& w) {
+            std::vector<ecs::Entity> out;
+            w.query<const PA>(ecs::Changed<PA>{}).each([&](ecs::Entity e, const PA&) { out.push_back(e); });
+            std::sort(out.begin(), out.end(), [](ecs::Entity a, ecs::Entity b) { return a.index < b.index; });
+            return out;
+        };
+        (void)changed_sa(expected);
+        (void)changed_sa(parallel);
+        (void)changed_pa(expected);
+        (void)changed_pa(parallel);
+        INFO("seed " << seed);
+        // A mutable sparse term: each worker stamps the members it visits (one tick per slot).
+        auto touch = [](SA& a, const SB&) { ++a.v; };
+        expected.each<SA, const SB>(touch);
+        parallel.each_par<SA, const SB>(pool, touch);
+        const std::vector<ecs::Entity> stamped = changed_sa(expected);
+        CHECK(!stamped.empty());
+        CHECK(changed_sa(parallel) == stamped);
+        // A mutable table term of a query naming a sparse type: only the rows passing the sparse test.
+        auto table = [](PA& a, const SA& s) { a.v += s.v; };
+        expected.each<PA, const SA>(ecs::Without<SB>{}, table);
+        parallel.each_par<PA, const SA>(pool, ecs::Without<SB>{}, table);
+        CHECK(changed_pa(parallel) == changed_pa(expected));
+        // A mutable Optional table term of a tracked type runs on the calling thread (same result).
+        const size_t calls = pool.calls;
+        auto optional = [](const SA&, PA* a) {
+            if (a != nullptr) a->v -= 1;
+        };
+        expected.each<const SA, ecs::Optional<PA>>(optional);
+        parallel.each_par<const SA, ecs::Optional<PA>>(pool, optional);
+        CHECK(pool.calls == calls);
+        CHECK(changed_pa(parallel) == changed_pa(expected));
+        REQUIRE(snapshot(parallel) == snapshot(expected));
     }
 }

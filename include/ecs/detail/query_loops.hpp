@@ -3,7 +3,8 @@
  * @brief The row loops every query run goes through: fetching a term's column or value, calling the
  *        callback per row (with or without the entity), the cached-column loop, and the drivers
  *        that walk a cache's archetypes (run_query, for_each_match, the change-filtered and
- *        value-filtered runs) inside an iteration scope.
+ *        value-filtered runs) inside an iteration scope, and the sparse-driven runs of queries whose
+ *        required types are all sparse (run_query_driven, for_each_driven: detail/sparse_drive.hpp).
  *
  * Internal: world.each, the query handle (query_handle.hpp) and each_par run through these.
  */
@@ -22,10 +23,13 @@
 #include "../config.hpp"
 #include "../enable.hpp"
 #include "../entity.hpp"
+#include "../entity_index.hpp"
 #include "../query_engine.hpp"
 #include "../query_terms.hpp"
 #include "../sparse.hpp"
+#include "pod_array.hpp"
 #include "row_filters.hpp"
+#include "sparse_drive.hpp"
 
 namespace ecs {
 
@@ -297,7 +301,7 @@ ECS_FORCEINLINE term_param_t<Term> term_fetch(const TermSource<Term>& source, si
     }
 }
 
-template <bool WithEntity, typename... Terms, typename Func, size_t... Is>
+template <bool WithEntity, bool StampTables, typename... Terms, typename Func, size_t... Is>
 void run_rows_sparse_impl(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, const SparseRowTest& test,
                           const SparseRoom* room, const World* world, std::index_sequence<Is...>) {
     (void)room; // no term
@@ -307,7 +311,7 @@ void run_rows_sparse_impl(Func& fn, Archetype& a, size_t begin, size_t count, ui
         for (size_t i = 0; i < count; ++i) {
             const Entity e = entities[i];
             if (!test.passes(a, begin + i)) continue;
-            if constexpr (!(TermTraits<Terms>::read_only && ...))
+            if constexpr (StampTables && !(TermTraits<Terms>::read_only && ...))
                 if (a.ticks.active()) touch_terms_present<Terms...>(a, begin + i, 1, absent, std::index_sequence_for<Terms...>{});
             if constexpr (WithEntity) fn(e, term_fetch<Terms>(sources, i, e.index)...);
             else fn(term_fetch<Terms>(sources, i, e.index)...);
@@ -316,16 +320,202 @@ void run_rows_sparse_impl(Func& fn, Archetype& a, size_t begin, size_t count, ui
 }
 
 /// Runs `fn` over the rows of one run that pass the sparse test, fetching sparse values (and the
-/// ancestors' values of Up terms, from `world`) per row.
-template <bool WithEntity, typename... Terms, typename Func>
+/// ancestors' values of Up terms, from `world`) per row. `StampTables` false: the mutable table terms
+/// of tracked types are not stamped here (each_par's workers: the calling thread stamped them).
+template <bool WithEntity, typename... Terms, typename Func, bool StampTables = true>
 void run_rows_sparse(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent, const SparseRowTest& test,
-                     const SparseRoom* room, const World* world) {
-    run_rows_sparse_impl<WithEntity, Terms...>(fn, a, begin, count, absent, test, room, world, std::index_sequence_for<Terms...>{});
+                     const SparseRoom* room, const World* world, std::bool_constant<StampTables> = {}) {
+    run_rows_sparse_impl<WithEntity, StampTables, Terms...>(fn, a, begin, count, absent, test, room, world,
+                                                            std::index_sequence_for<Terms...>{});
 }
 
-/// run_query for a query naming sparse types or Up terms: every run (enable rules applied), row by row.
+// -- the sparse-driven runs (detail/sparse_drive.hpp) -----------------------------------------------------
+
+/// The records of `world`'s entities (defined in detail/world_access.hpp, where World is complete).
+inline const PodArray<EntityRecord>& world_records(const World& world) noexcept;
+
+/// True when terms `Terms` allow a sparse-driven run: no required table term (Optional table terms
+/// are fetched through the member's record) and no Up term (its walk follows an archetype run).
+template <typename... Terms>
+inline constexpr bool driven_terms_v =
+    !((TermTraits<Terms>::up || (!TermTraits<Terms>::optional && !is_sparse_v<term_component_t<Terms>>)) || ...);
+
+/// Where a term's values come from on a sparse-driven run: its set (a sparse type; nullptr for an
+/// Optional one nobody has), and whether that is the driving set (values then found by slot).
+template <typename Term>
+struct DrivenSource {
+    SparseSet* set = nullptr;
+    bool driver = false;
+};
+
+template <typename Term>
+ECS_FORCEINLINE DrivenSource<Term> driven_source(const SparseDrive& drive, const SparseRoom* room) noexcept {
+    DrivenSource<Term> source;
+    if constexpr (is_sparse_v<term_component_t<Term>>) {
+        source.set = room != nullptr ? room->set(component_id<term_component_t<Term>>()) : nullptr;
+        source.driver = source.set == &drive.driver();
+    } else {
+        (void)drive;
+        (void)room;
+    }
+    return source;
+}
+
+/// What the callback receives for `Term` on a sparse-driven run, for the member `index` in slot
+/// `slot` of the driving set, whose value is at `driver_value` (`record`: its record when the drive
+/// read it; `absent`: the term is an Optional table term disabled on the member's row). A mutable
+/// value is stamped changed here when its type is tracked (a table one only when `StampTables`).
+template <typename Term, bool StampTables>
+ECS_FORCEINLINE term_param_t<Term> driven_fetch(const DrivenSource<Term>& source, uint32_t slot, uint32_t index,
+                                                const EntityRecord* record, bool absent, void* driver_value) noexcept {
+    using P = term_pointer_t<Term>;
+    using C = term_component_t<Term>;
+    if constexpr (is_sparse_v<C>) {
+        (void)record;
+        (void)absent;
+        if constexpr (TermTraits<Term>::optional) {
+            (void)driver_value;
+            void* p = source.set != nullptr ? source.set->find(index) : nullptr;
+            if (p != nullptr && source.set->disabled(index)) p = nullptr;
+            if constexpr (!TermTraits<Term>::read_only)
+                if (p != nullptr && source.set->ticks_active()) source.set->touch(index);
+            return static_cast<P>(p);
+        } else { // passed the drive's test: the set exists and holds `index`
+            SparseSet& set = *source.set;
+            const uint32_t s = source.driver ? slot : set.slot_of(index) - 1;
+            if constexpr (!TermTraits<Term>::read_only)
+                if (set.ticks_active()) set.touch_slot(s);
+            return *static_cast<P>(source.driver ? driver_value : set.at(s));
+        }
+    } else { // an Optional table term (driven_terms_v: no other table term gets here)
+        (void)source;
+        (void)slot;
+        (void)index;
+        (void)driver_value;
+        if (record == nullptr || absent) return nullptr; // the drive reads the record when such a term exists
+        Archetype& a = *record->archetype;
+        const ComponentTypeID id = component_id<C>();
+        if (!a.has(id)) return nullptr;
+        if constexpr (StampTables)
+            if (a.ticks.active()) touch_term<Term>(a, record->row, 1);
+        P column = reinterpret_cast<P>(a.column(id).data);
+        if constexpr (is_tag_v<C>) return column;
+        else return column + record->row;
+    }
+}
+
+/// The walk: page by page, the driving set's handles, flags and values read in slot order (a value
+/// address advanced by the stride, not looked up per slot). Handles and flags are read through the set
+/// at every slot: a callback may add a value, which can move those arrays (never the pages).
+template <bool WithEntity, bool StampTables, typename... Terms, typename Func, size_t... Is>
+ECS_FORCEINLINE void run_driven_impl(const SparseDrive& drive, const SparseRoom* room, size_t begin, size_t end, Func& fn,
+                                     std::index_sequence<Is...>) {
+    (void)room; // no term
+    const SparseSet& d = drive.driver();
+    const size_t page = d.page_slots();
+    const size_t stride = d.stride();
+    // Two loops: one where membership alone decides (no test, no record), one testing the rest.
+    auto walk = [&](auto simple, auto... sources) {
+        for (size_t first = begin; first < end;) {
+            const size_t page_end = (first / page + 1) * page;
+            const size_t last = page_end < end ? page_end : end;
+            uint8_t* value = static_cast<uint8_t*>(d.at(static_cast<uint32_t>(first))); // a tag: its one object, stride 0
+            for (size_t slot = first; slot < last; ++slot, value += stride) {
+                const uint32_t s = static_cast<uint32_t>(slot);
+                const Entity e = d.owner(s);
+                if (e.index == 0 || d.disabled_slot(s)) continue;
+                const EntityRecord* record = nullptr;
+                uint64_t absent = 0;
+                if constexpr (!decltype(simple)::value)
+                    if (!drive.passes_rest(s, e, record, absent)) continue;
+                if constexpr (WithEntity)
+                    fn(e, driven_fetch<Terms, StampTables>(sources, s, e.index, record, ((absent >> Is) & 1u) != 0, value)...);
+                else
+                    fn(driven_fetch<Terms, StampTables>(sources, s, e.index, record, ((absent >> Is) & 1u) != 0, value)...);
+            }
+            first = last;
+        }
+    };
+    if (drive.simple()) walk(std::true_type{}, driven_source<Terms>(drive, room)...);
+    else walk(std::false_type{}, driven_source<Terms>(drive, room)...);
+}
+
+/// Runs `fn` over the members in slots [begin, end) of `drive`'s driving set that pass. `StampTables`
+/// false: Optional table terms are not stamped (each_par runs such a query inline when it would).
+template <bool WithEntity, typename... Terms, typename Func, bool StampTables = true>
+void run_driven(const SparseDrive& drive, const SparseRoom* room, size_t begin, size_t end, Func& fn,
+                std::bool_constant<StampTables> = {}) {
+    run_driven_impl<WithEntity, StampTables, Terms...>(drive, room, begin, end, fn, std::index_sequence_for<Terms...>{});
+}
+
+/**
+ * @brief The sparse-driven run of `q` (@pre q.sparse_driven, driven_terms_v<Terms...>): walks the
+ *        smallest required set of `world`, calling `fn` for every member that passes (values
+ *        stamped after `since` under Changed / Added). The caller holds the iteration scope.
+ * @param pin pin the driving set for the walk (false inside a parallel section, where nobody inserts)
+ */
 template <bool WithEntity, typename... Terms, typename Func>
-ECS_NOINLINE void run_query_sparse(const ArchetypeGraph& graph, const QueryCache& q, const World* world, Func& fn) {
+ECS_NOINLINE void run_query_driven(const ArchetypeGraph& graph, const QueryCache& q, const World& world, Tick since, bool pin,
+                                   Func& fn) {
+    SparseDrive drive;
+    if (!drive.prepare(q, graph.sparse(), world_records(world), graph.may_have_disabled(), since)) return;
+    SparsePin guard(pin ? &drive.driver() : nullptr);
+    run_driven<WithEntity, Terms...>(drive, graph.sparse(), 0, drive.end(), fn);
+}
+
+/// Calls `visit(Entity, const EntityRecord*)` for every member of `drive`'s driving set that passes,
+/// in slot order; the record is nullptr when the drive did not need to read it.
+template <typename Visit>
+void walk_driven(const SparseDrive& drive, Visit&& visit) {
+    const SparseSet& d = drive.driver();
+    const bool simple = drive.simple();
+    for (size_t slot = 0; slot < drive.end(); ++slot) {
+        const uint32_t s = static_cast<uint32_t>(slot);
+        const Entity e = d.owner(s);
+        if (e.index == 0 || d.disabled_slot(s)) continue;
+        const EntityRecord* record = nullptr;
+        uint64_t absent = 0;
+        if (simple || drive.passes_rest(s, e, record, absent)) visit(e, record);
+    }
+}
+
+/**
+ * @brief Calls `visit(Entity, const EntityRecord*)` for every entity the sparse-driven run of `q`
+ *        visits, in its order (first, single). The record is nullptr when the drive did not need to
+ *        read it. @pre q.sparse_driven
+ */
+template <typename Visit>
+void for_each_driven(const ArchetypeGraph& graph, const QueryCache& q, const World& world, Tick since, Visit&& visit) {
+    SparseDrive drive;
+    if (drive.prepare(q, graph.sparse(), world_records(world), graph.may_have_disabled(), since)) walk_driven(drive, visit);
+}
+
+/// The number of entities the sparse-driven run of `q` visits: O(1) when membership of the driving
+/// set alone decides (its enabled members), else a walk. @pre q.sparse_driven
+/// (A template, like every caller of world_records: used only where World is complete.)
+template <typename WorldType>
+size_t count_driven(const ArchetypeGraph& graph, const QueryCache& q, const WorldType& world, Tick since) {
+    SparseDrive drive;
+    if (!drive.prepare(q, graph.sparse(), world_records(world), graph.may_have_disabled(), since)) return 0;
+    if (drive.simple()) return drive.driver().size() - drive.driver().disabled_count();
+    size_t n = 0;
+    walk_driven(drive, [&](Entity, const EntityRecord*) { ++n; });
+    return n;
+}
+
+/// run_query for a query naming sparse types or Up terms: every run (enable rules applied), row by
+/// row; a query whose required types are all sparse walks its smallest set instead (run_query_driven).
+/// `pin`: not inside a parallel section (see run_query_driven).
+template <bool WithEntity, typename... Terms, typename Func>
+ECS_NOINLINE void run_query_sparse(const ArchetypeGraph& graph, const QueryCache& q, const World* world, Func& fn, bool pin = true) {
+    if constexpr (driven_terms_v<Terms...>) {
+        if (q.sparse_driven && world != nullptr) {
+            run_query_driven<WithEntity, Terms...>(graph, q, *world, 0, pin, fn);
+            return;
+        }
+    } else {
+        (void)pin;
+    }
     SparseRowTest test;
     if (!test.prepare(q, graph.sparse(), 0)) return;
     for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
@@ -345,7 +535,7 @@ void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth
     IterationScope scope(depth);
     constexpr bool sparse_terms = (term_per_row_v<Terms> || ...);
     if (sparse_terms || (MaybeSparse && ECS_UNLIKELY(q.has_sparse))) {
-        run_query_sparse<WithEntity, Terms...>(graph, q, world, fn);
+        run_query_sparse<WithEntity, Terms...>(graph, q, world, fn, depth != nullptr);
         return;
     }
     if (ECS_UNLIKELY(graph.may_have_disabled())) {

@@ -46,6 +46,9 @@ struct QueryCache {
     PodArray<Archetype*> candidates;
     size_t scanned = 0;      ///< archetypes of the graph already tested (the generation seen)
     bool has_sparse = false; ///< a sparse type is required or excluded: rows are tested one by one
+    /// Every required type is sparse (and one is): runs walk the smallest required set instead of the
+    /// archetypes (detail/sparse_drive.hpp). `archetypes` still lists every archetype then.
+    bool sparse_driven = false;
     bool impossible = false; ///< a required type can never be a component (id beyond the bitset)
     bool change_filtered = false;        ///< Changed/Added filters present (handles only)
     PodArray<ComponentTypeID> changed;   ///< the types of Changed<...>

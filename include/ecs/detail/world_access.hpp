@@ -155,6 +155,9 @@ struct WorldAccess {
     static const Relations& relations(const World& w) noexcept { return w.relations_; }
 };
 
+/// Declared in detail/query_loops.hpp: the sparse-driven runs read the members' records.
+inline const PodArray<EntityRecord>& world_records(const World& world) noexcept { return WorldAccess::records(world); }
+
 } // namespace detail
 
 } // namespace ecs

@@ -96,7 +96,7 @@ struct WorldCloner {
             SparseSet& to = WorldAccess::sparse_set(out, id);
             const bool bytes = from.ops().elem_size != 0;
             from.each([&](uint32_t index, const void* value) {
-                const Entity e{index, 0}; // a set keys on the slot alone
+                const Entity e{index, WorldAccess::generation(out, index)}; // the records are copied already
                 void* dst = to.insert(e);
                 if (bytes) {
                     struct Undo { // a throwing copy constructor leaves no half-made member

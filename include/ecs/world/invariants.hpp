@@ -43,8 +43,9 @@ inline bool World::check_invariants() const {
             const detail::SparseSet& set = room->member(id);
             if (!set.check() || is_sparse_id(id) == false) return false;
             bool members_alive = true;
-            set.each([&](uint32_t index, const void*) {
-                members_alive = members_alive && index < entities_.size() && entities_[index].live();
+            set.each([&](uint32_t index, const void*) { // and each slot names its member's current handle
+                members_alive = members_alive && index < entities_.size() && entities_[index].live() &&
+                                set.owner(set.slot_of(index) - 1).generation == entities_[index].generation;
             });
             if (!members_alive) return false;
         }

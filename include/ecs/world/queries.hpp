@@ -20,6 +20,7 @@ template <typename T, typename... Ts>
 size_t World::count() const {
     const detail::QueryCache& q = cache_of<detail::TypeList<T, Ts...>, detail::TypeList<>>();
     size_t n = 0;
+    if (q.sparse_driven) return detail::count_driven(graph_, q, *this, 0); // every type sparse: the smallest set's members
     detail::for_each_match(graph_, q, [&](Archetype&, size_t, size_t k, uint64_t) { n += k; }); // per row
     return n;
 }
@@ -30,13 +31,23 @@ void World::single(Func&& fn) {
     size_t n = 0;
     Archetype* found = nullptr;
     size_t row = 0;
-    detail::for_each_match(graph_, q, [&](Archetype& a, size_t begin, size_t k, uint64_t) {
-        if (found == nullptr) {
-            found = &a;
-            row = begin;
-        }
-        n += k;
-    });
+    if (q.sparse_driven) { // every required type sparse: the smallest set's members
+        detail::for_each_driven(graph_, q, *this, 0, [&](Entity e, const EntityRecord*) {
+            if (found == nullptr) {
+                found = entities_[e.index].archetype;
+                row = entities_[e.index].row;
+            }
+            ++n;
+        });
+    } else {
+        detail::for_each_match(graph_, q, [&](Archetype& a, size_t begin, size_t k, uint64_t) {
+            if (found == nullptr) {
+                found = &a;
+                row = begin;
+            }
+            n += k;
+        });
+    }
     if (!ECS_CHECK(n == 1, detail::pack_message<Ts...>(n == 0 ? "World::single: expected exactly one matching entity, found none"
                                                                  : "World::single: expected exactly one matching entity, found several"))) return;
     if (!detail::terms_access_ok<Ts...>()) return;

@@ -14,6 +14,7 @@
 
 #include "../detail/component_registry.hpp"
 #include "../detail/message.hpp"
+#include "../detail/sparse_drive.hpp"
 #include "../runtime_types.hpp"
 #include "structural.hpp"
 #include "world_class.hpp"
@@ -267,6 +268,45 @@ void run_raw_rows(const QueryCache& q, const ComponentTypeID* ids, size_t count,
     });
 }
 
+/**
+ * each_raw's run when every id is sparse: the members of the smallest set (detail/sparse_drive.hpp),
+ * in its slot order, each tested on the other sets and, in a world where some enable bit may be set,
+ * on its entity's bit. `sets[i]` is the set of `ids[i]` (none null); every id counts as mutable.
+ */
+template <typename Func>
+void run_raw_driven(SparseSet* const* sets, size_t count, const ArchetypeGraph& graph, const PodArray<EntityRecord>& records,
+                    uint32_t* depth, Func& fn) {
+    IterationScope scope(depth);
+    SparseDrive drive;
+    drive.reset(&records, 0);
+    for (size_t i = 0; i < count; ++i) (void)drive.require(sets[i], false, false);
+    if (graph.may_have_disabled()) drive.check_entities();
+    if (!drive.finish()) return;
+    const SparseSet* driver = &drive.driver();
+    SparsePin pin(&drive.driver()); // each_raw never runs inside a parallel section
+    constexpr size_t LOCAL = 16;
+    void* local_ptrs[LOCAL];
+    PodArray<void*> heap_ptrs;
+    void** ptrs = local_ptrs;
+    if (count > LOCAL) {
+        heap_ptrs.resize(count, nullptr);
+        ptrs = heap_ptrs.data();
+    }
+    for (size_t slot = 0; slot < drive.end(); ++slot) {
+        Entity e;
+        const EntityRecord* record;
+        uint64_t absent;
+        if (!drive.passes(static_cast<uint32_t>(slot), e, record, absent)) continue;
+        for (size_t i = 0; i < count; ++i) {
+            SparseSet& set = *sets[i];
+            const uint32_t s = &set == driver ? static_cast<uint32_t>(slot) : set.slot_of(e.index) - 1;
+            if (ECS_UNLIKELY(set.ticks_active())) set.touch_slot(s);
+            ptrs[i] = set.at(s);
+        }
+        fn(e, static_cast<void* const*>(ptrs));
+    }
+}
+
 } // namespace detail
 
 template <typename Func>
@@ -300,6 +340,10 @@ void World::each_raw(const ComponentTypeID* ids, size_t count, Func&& fn) {
         }
         sets.data()[i] = graph_.sparse() != nullptr ? graph_.sparse()->set(ids[i]) : nullptr;
         if (sets.data()[i] == nullptr) return; // no entity has ever had it
+    }
+    if (sparse_count == count) { // every id sparse: the smallest set's members, not every row
+        detail::run_raw_driven(sets.data(), count, graph_, entities_.records(), queries_.scope_depth(), fn);
+        return;
     }
     detail::QueryCache& q = queries_.raw_cache(table_ids.data(), table_ids.size(), graph_);
     if (ECS_UNLIKELY(q.required_ids.size() != table_ids.size())) q.required_ids.assign(table_ids.data(), table_ids.size());
