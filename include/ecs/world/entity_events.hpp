@@ -56,7 +56,7 @@ void World::emit(Entity target, E&& event) {
     using T = detail::bare_t<E>;
     static_assert(std::is_move_constructible_v<T> && std::is_destructible_v<T>, "World::emit: event must be move-constructible");
     if (!ECS_CHECK(!iterating(), "World::emit: called during iteration (use a CommandBuffer: cb.emit(e, ev))")) return;
-    if (!alive(target) || !entity_events_.any()) return;
+    if (!entity_events_.any() || !alive(target)) return;
     T ev(std::forward<E>(event));
     Propagation p(target);
     const ComponentTypeID type = detail::event_type_id<T>();
@@ -65,7 +65,8 @@ void World::emit(Entity target, E&& event) {
     // happened during them (the structure version is unchanged), the answer still holds, and an
     // event to a top-level entity ends here without reading its record again.
     const uint64_t version = entities_.structure_version();
-    const bool has_parent = entities_[target.index].archetype->mask.test(component_id<Parent>());
+    const ComponentTypeID parent_id = component_id<Parent>();
+    const bool has_parent = parent_id < ECS_MAX_COMPONENTS && entities_[target.index].archetype->mask[parent_id];
     entity_events_.dispatch(*this, target, type, &ev, p, newest);
     if (ECS_LIKELY(!has_parent && entities_.structure_version() == version) || p.stopped()) return;
     emit_up(target, type, &ev, p, newest);
