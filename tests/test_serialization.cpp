@@ -1199,6 +1199,16 @@ TEST_CASE("serialization: entity tables that do not add up are reported", "[seri
         expect_error(snapshot({{1, 1}}, {{3, 2}}, {1, 1, 0, 2}, {2}), E::bad_generation);
         expect_error(snapshot({{1, 1}}, {{3, 2}}, {2, 1, 5, 2}, {2}), E::bad_generation);
     }
+    SECTION("a generation beyond 16 bits: loaded, or refused by the compact-records build") {
+        const auto wide = snapshot({{1, 1}}, {{3, 2}}, {1, 1, 70000, 2}, {2});
+#if ECS_COMPACT_RECORDS
+        expect_error(wide, E::bad_generation);
+#else
+        ecs::World w;
+        REQUIRE(load(w, wide));
+        CHECK(w.create().generation == 70000u); // slot 2, the free one, keeps its generation
+#endif
+    }
     SECTION("free list naming a live slot, a slot twice, slot 0 or a slot out of range") {
         expect_error(snapshot({{1, 1}}, {{3, 2}}, {1, 1, 5, 2}, {3}), E::bad_free_list);
         expect_error(snapshot({{1, 1}}, {}, {1, 1, 5, 2}, {2, 2}), E::bad_free_list);

@@ -43,6 +43,10 @@
 #include "enable.hpp"
 #include "entity.hpp"
 
+#if ECS_COMPACT_RECORDS
+#include <atomic>
+#endif
+
 namespace ecs {
 
 /// Sorted, duplicate-free list of component ids identifying an archetype.
@@ -64,6 +68,57 @@ struct TypeSetHash {
 using ComponentMask = std::bitset<ECS_MAX_COMPONENTS>;
 
 class Archetype;
+
+#if ECS_COMPACT_RECORDS
+namespace detail {
+/**
+ * The compact-records build's archetype registry: every live archetype of the process holds a
+ * 16-bit id (1..65535; 0 is "none") naming its slot here, so an entity record names its archetype
+ * in two bytes (ArchetypeRef). Static storage: its pages become resident only as ids are used.
+ * Ids are taken and given back under a spin lock (archetypes are created rarely); a slot is read
+ * without one, by the thread that reached the archetype through its own world's records.
+ */
+struct ArchetypeRegistry {
+    static constexpr uint32_t CAPACITY = 1u << 16;
+    Archetype* slots[CAPACITY] = {};
+    uint16_t next_free[CAPACITY] = {};
+    uint32_t free_head = 0; ///< most recently given back id (0: none)
+    uint32_t high = 0;      ///< highest id ever handed out
+    std::atomic<bool> locked{false};
+
+    /// Takes an id for `a`; 0 when all 65535 are in use.
+    uint16_t acquire(Archetype* a) noexcept {
+        lock();
+        uint32_t id = 0;
+        if (free_head != 0) {
+            id = free_head;
+            free_head = next_free[id];
+        } else if (high + 1 < CAPACITY) {
+            id = ++high;
+        }
+        if (id != 0) slots[id] = a;
+        locked.store(false, std::memory_order_release);
+        return static_cast<uint16_t>(id);
+    }
+    /// Gives `id` back (0: nothing).
+    void release(uint16_t id) noexcept {
+        if (id == 0) return;
+        lock();
+        slots[id] = nullptr;
+        next_free[id] = static_cast<uint16_t>(free_head);
+        free_head = id;
+        locked.store(false, std::memory_order_release);
+    }
+
+private:
+    void lock() noexcept {
+        while (locked.exchange(true, std::memory_order_acquire)) {
+        }
+    }
+};
+inline ArchetypeRegistry archetype_registry;
+} // namespace detail
+#endif
 
 /// Cached neighbours in the archetype graph: the archetype reached by adding / removing one type.
 struct ArchetypeEdge {
@@ -109,6 +164,9 @@ public:
     /// @pre `type_set` is sorted, duplicate-free, every id < ECS_MAX_COMPONENTS and has a factory.
     ECS_NOINLINE Archetype(TypeSet type_set, uint32_t archetype_id)
         : types(std::move(type_set)), type_hash(TypeSetHash{}(types)), id(archetype_id) {
+#if ECS_COMPACT_RECORDS
+        registry_id = detail::archetype_registry.acquire(this); // 0: the registry is full (the graph refuses)
+#endif
         column_index.fill(NO_COLUMN);
         columns.reserve(types.size());
         for (ComponentTypeID t : types) {
@@ -128,6 +186,9 @@ public:
     ECS_NOINLINE ~Archetype() {
         destroy_all_rows();
         free_block();
+#if ECS_COMPACT_RECORDS
+        detail::archetype_registry.release(registry_id);
+#endif
     }
 
     [[nodiscard]] size_t size() const noexcept { return entities.size(); }
@@ -553,6 +614,9 @@ public:
     detail::PodArray<PlainStep> plain_steps;     ///< the steps of every edge's plain plan
     std::array<uint16_t, ECS_MAX_COMPONENTS> column_index{}; ///< component id -> column, or NO_COLUMN
     uint32_t id = 0;                        ///< position in the world's archetype list
+#if ECS_COMPACT_RECORDS
+    uint16_t registry_id = 0;               ///< slot in detail::archetype_registry (0: none was free)
+#endif
     size_t row_size = 0;                    ///< sum of the columns' strides
     bool all_trivial = true;                ///< every column is trivially copyable (no destructor to run)
     bool small_columns = true;              ///< every stride <= PLAIN_MAX_BYTES (plain_plan())
@@ -737,5 +801,29 @@ private:
     size_t block_bytes_ = 0;
     size_t block_align = 16;
 };
+
+#if ECS_COMPACT_RECORDS
+/**
+ * @brief The compact-records build's archetype pointer in two bytes: the archetype's registry id.
+ *        It converts to and from `Archetype*`, so an entity record reads the same in both builds.
+ */
+class ArchetypeRef {
+public:
+    ArchetypeRef() noexcept = default;
+    ArchetypeRef(std::nullptr_t) noexcept {}
+    ArchetypeRef(Archetype* a) noexcept : id_(a == nullptr ? uint16_t(0) : a->registry_id) {}
+    [[nodiscard]] ECS_FORCEINLINE Archetype* get() const noexcept { return detail::archetype_registry.slots[id_]; }
+    ECS_FORCEINLINE operator Archetype*() const noexcept { return get(); }
+    ECS_FORCEINLINE Archetype* operator->() const noexcept { return get(); }
+    ECS_FORCEINLINE Archetype& operator*() const noexcept { return *get(); }
+    friend bool operator==(ArchetypeRef a, std::nullptr_t) noexcept { return a.id_ == 0; }
+    friend bool operator!=(ArchetypeRef a, std::nullptr_t) noexcept { return a.id_ != 0; }
+    friend bool operator==(std::nullptr_t, ArchetypeRef a) noexcept { return a.id_ == 0; }
+    friend bool operator!=(std::nullptr_t, ArchetypeRef a) noexcept { return a.id_ != 0; }
+
+private:
+    uint16_t id_ = 0;
+};
+#endif
 
 } // namespace ecs

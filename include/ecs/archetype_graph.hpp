@@ -94,6 +94,9 @@ public:
     ArchetypeGraph() {
         archetypes_.reserve_one();
         archetypes_.push_back(new Archetype(TypeSet{}, 0));
+#if ECS_COMPACT_RECORDS
+        ECS_ASSERT(archetypes_.back()->registry_id != 0, "World: more than 65535 archetypes alive in the process (ECS_COMPACT_RECORDS)");
+#endif
         index_insert(archetypes_.back());
     }
 
@@ -121,6 +124,12 @@ public:
         }
         archetypes_.reserve_one();
         Archetype* arch = new Archetype(types, static_cast<uint32_t>(archetypes_.size()));
+#if ECS_COMPACT_RECORDS
+        if (!ECS_CHECK(arch->registry_id != 0, "World: more than 65535 archetypes alive in the process (ECS_COMPACT_RECORDS)")) {
+            delete arch; // no record can name it
+            return nullptr;
+        }
+#endif
         archetypes_.push_back(arch);
         index_insert(arch);
         if (ECS_UNLIKELY(clock_ != nullptr))

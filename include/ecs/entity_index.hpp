@@ -34,6 +34,10 @@
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
 
+#if ECS_COMPACT_RECORDS
+#include "archetype.hpp"
+#endif
+
 namespace ecs {
 
 class Archetype;
@@ -89,6 +93,7 @@ struct CopyLineage {
  * Addition to the spec's `{archetype, row}`: the generation sits in the same 16 bytes, so checking a
  * handle and finding its data touch one cache line. `archetype == nullptr` marks a free slot.
  */
+#if !ECS_COMPACT_RECORDS
 struct EntityRecord {
     Archetype* archetype = nullptr;
     uint32_t row = 0;
@@ -97,6 +102,19 @@ struct EntityRecord {
     /// True when the slot holds a live entity.
     [[nodiscard]] bool live() const noexcept { return archetype != nullptr; }
 };
+#else
+/// The compact-records build's record (config.hpp, ECS_COMPACT_RECORDS): 8 bytes, the same fields
+/// read the same way, with a 16-bit generation and the archetype as its registry id.
+struct EntityRecord {
+    uint32_t row = 0;
+    uint16_t generation = 1;
+    ArchetypeRef archetype;
+
+    /// True when the slot holds a live entity.
+    [[nodiscard]] bool live() const noexcept { return archetype != nullptr; }
+};
+static_assert(sizeof(EntityRecord) == 8, "ECS_COMPACT_RECORDS: the record must stay 8 bytes");
+#endif
 
 /**
  * @brief Records of every slot, the free list and the live count.
@@ -108,6 +126,8 @@ class EntityIndex {
 public:
     /// `row` of a reserved slot (see the file comment): no free-list link can have this value.
     static constexpr uint32_t RESERVED_ROW = 0xFFFFFFFFu;
+    /// Highest generation a slot reaches before it wraps to 1 (16 bits in the compact-records build).
+    static constexpr uint32_t MAX_GENERATION = ECS_COMPACT_RECORDS ? 0xFFFFu : 0xFFFFFFFFu;
 
     EntityIndex() { records_.push_back(EntityRecord{}); } // slot 0 is never issued
 
@@ -157,7 +177,7 @@ public:
         EntityRecord& r = records_[index];
         r.archetype = nullptr;
         r.row = free_head_;
-        if (++r.generation == 0) r.generation = 1; // wrapped: 0 stays the never-issued generation
+        if (++r.generation == 0) r.generation = 1; // wrapped: 0 stays the never-issued generation (the field is MAX_GENERATION wide)
         free_head_ = index;
         --alive_count_;
         stamp(index);
@@ -214,7 +234,9 @@ public:
         return slots;
     }
     /// The generation after `g` (0 is skipped: it is never issued).
-    [[nodiscard]] static uint32_t next_generation(uint32_t g) noexcept { return g + 1 == 0 ? 1 : g + 1; }
+    [[nodiscard]] static decltype(EntityRecord::generation) next_generation(uint32_t g) noexcept {
+        return static_cast<decltype(EntityRecord::generation)>(g >= MAX_GENERATION ? 1u : g + 1);
+    }
 
     /// Frees the live slots of `entities` (a whole archetype's rows, destroyed in bulk), in order.
     void release_all(const Entity* entities, size_t n) noexcept {
@@ -260,7 +282,8 @@ public:
     /// Makes dead slot `index` hold generation `generation` and free-list link `link` (change
     /// streams; the caller sets the free list's head). @pre the slot is neither live nor reserved.
     void set_dead(uint32_t index, uint32_t generation, uint32_t link) noexcept {
-        records_[index].generation = generation;
+        ECS_ASSERT(generation != 0 && generation <= MAX_GENERATION, "EntityIndex::set_dead: generation out of range");
+        records_[index].generation = static_cast<decltype(EntityRecord::generation)>(generation);
         records_[index].row = link;
         stamp(index);
     }

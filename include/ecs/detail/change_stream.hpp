@@ -594,6 +594,8 @@ private:
         if (!slots_.empty() && s.index <= slots_.back().index)
             return fail(DeserializeError::duplicate_entity, at, "slot records out of order or repeated");
         if (s.generation == 0) return fail(DeserializeError::bad_generation, at, "generation 0");
+        if (s.generation > EntityIndex::MAX_GENERATION)
+            return fail(DeserializeError::bad_generation, at, "generation beyond this build's (ECS_COMPACT_RECORDS: 16 bits)");
         if (state > 1) return fail(DeserializeError::bad_count, at, "bad slot state");
         s.live = state == 1;
         if (!s.live) {

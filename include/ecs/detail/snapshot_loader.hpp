@@ -341,9 +341,10 @@ private:
         }
         if (generations_[0] != 1) return fail(DeserializeError::bad_generation, generations_at, "slot 0 must have generation 1");
         for (uint32_t i = 1; i < slot_count_; ++i)
-            if (generations_[i] == 0)
+            if (generations_[i] == 0 || generations_[i] > EntityIndex::MAX_GENERATION)
                 return fail(DeserializeError::bad_generation, generations_at + uint64_t(i) * 4,
-                            "slot " + std::to_string(i) + " has generation 0");
+                            "slot " + std::to_string(i) + (generations_[i] == 0 ? " has generation 0"
+                                                                               : " has a generation beyond this build's (ECS_COMPACT_RECORDS: 16 bits)"));
         for (size_t a = 0; a < filled_.size(); ++a) {
             const PodArray<Entity>& list = filled_[a]->entities;
             for (size_t r = 0; r < list.size(); ++r)
@@ -423,7 +424,7 @@ private:
     void commit() {
         auto& records = WorldAccess::records(world_);
         records.assign(slot_count_, EntityRecord{});
-        for (uint32_t i = 0; i < slot_count_; ++i) records[i].generation = generations_[i];
+        for (uint32_t i = 0; i < slot_count_; ++i) records[i].generation = static_cast<decltype(EntityRecord::generation)>(generations_[i]); // checked <= MAX_GENERATION
         for (Archetype* arch : filled_) {
             const auto& list = arch->entities;
             for (size_t r = 0; r < list.size(); ++r) {

@@ -72,7 +72,8 @@ struct WorldAccess {
     /// streams). @pre the slot is dead, not reserved; the caller sets the free list afterwards.
     static void revive(World& w, Entity e) {
         EntityRecord& r = w.entities_[e.index];
-        r.generation = e.generation;
+        ECS_ASSERT(e.generation <= EntityIndex::MAX_GENERATION, "WorldAccess::revive: generation out of range");
+        r.generation = static_cast<decltype(EntityRecord::generation)>(e.generation);
         Archetype& empty = *w.graph_.empty_archetype();
         const uint32_t row = empty.push_entity(e);
         w.entities_.place(e.index, &empty, row);
