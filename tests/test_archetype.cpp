@@ -412,22 +412,31 @@ TEST_CASE("component: ids and column factories are consistent when several threa
 }
 
 #if ECS_COMPACT_RECORDS
-TEST_CASE("archetype: the compact-records registry hands out 65535 ids and takes them back", "[archetype]") {
-    auto& registry = ecs::detail::archetype_registry;
+TEST_CASE("archetype: the compact-records arena hands out 65535 slots and takes them back", "[archetype]") {
+    auto& ids = ecs::detail::archetype_ids;
     ecs::World w; // its empty archetype holds an id
     const ecs::Entity e = w.create_with<int>(1);
-    // Take every id left, then check a new archetype gets none (the graph refuses such an archetype).
-    std::vector<uint16_t> taken;
-    for (uint16_t id; (id = registry.acquire(nullptr)) != 0;) taken.push_back(id);
-    CHECK(taken.size() < 65535u);
     {
-        ecs::Archetype full(ecs::TypeSet{}, 99);
-        CHECK(full.registry_id == 0);
-    } // its destructor gives back nothing
-    for (uint16_t id : taken) registry.release(id);
+        ecs::Archetype outside(ecs::TypeSet{}, 98); // not made by new: no slot, no id
+        CHECK(outside.registry_id == 0);
+    }
+    auto* made = new ecs::Archetype(ecs::TypeSet{}, 99);
+    REQUIRE(made != nullptr);
+    CHECK(made->registry_id != 0);
+    CHECK(ecs::ArchetypeRef(made).get() == made); // the record's two bytes lead back to it
+    CHECK(ecs::ArchetypeRef(nullptr).get() == nullptr);
+    // Take every id left: then new gives no archetype (the graph refuses to create one).
+    std::vector<uint16_t> taken;
+    for (uint16_t id; (id = ids.acquire()) != 0;) taken.push_back(id);
+    CHECK(taken.size() < 65535u);
+    CHECK(new ecs::Archetype(ecs::TypeSet{}, 100) == nullptr);
+    for (uint16_t id : taken) ids.release(id);
+    delete made;
     // Released ids are reused, and the world's records still name their archetypes.
-    ecs::Archetype again(ecs::TypeSet{}, 100);
-    CHECK(again.registry_id != 0);
+    auto* again = new ecs::Archetype(ecs::TypeSet{}, 101);
+    REQUIRE(again != nullptr);
+    CHECK(again->registry_id != 0);
+    delete again;
     CHECK(w.get<int>(e) == 1);
     const ecs::Entity f = w.create_with<int, double>(2, 3.0);
     CHECK(w.get<double>(f) == 3.0);

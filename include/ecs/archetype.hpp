@@ -72,22 +72,21 @@ class Archetype;
 #if ECS_COMPACT_RECORDS
 namespace detail {
 /**
- * The compact-records build's archetype registry: every live archetype of the process holds a
- * 16-bit id (1..65535; 0 is "none") naming its slot here, so an entity record names its archetype
- * in two bytes (ArchetypeRef). Static storage: its pages become resident only as ids are used.
- * Ids are taken and given back under a spin lock (archetypes are created rarely); a slot is read
- * without one, by the thread that reached the archetype through its own world's records.
+ * The compact-records build's archetype ids: every live archetype of the process holds a 16-bit id
+ * (1..65535; 0 is "none"), and lives in slot `id` of one static arena (archetype_arena, after the
+ * class), so an entity record names its archetype in two bytes and finds it by arithmetic, with no
+ * table to read (ArchetypeRef). The arena is static storage: its pages become resident only as ids
+ * are used. Ids are taken and given back under a spin lock (archetypes are created rarely).
  */
-struct ArchetypeRegistry {
+struct ArchetypeIds {
     static constexpr uint32_t CAPACITY = 1u << 16;
-    Archetype* slots[CAPACITY] = {};
     uint16_t next_free[CAPACITY] = {};
     uint32_t free_head = 0; ///< most recently given back id (0: none)
     uint32_t high = 0;      ///< highest id ever handed out
     std::atomic<bool> locked{false};
 
-    /// Takes an id for `a`; 0 when all 65535 are in use.
-    uint16_t acquire(Archetype* a) noexcept {
+    /// Takes an id; 0 when all 65535 are in use.
+    uint16_t acquire() noexcept {
         lock();
         uint32_t id = 0;
         if (free_head != 0) {
@@ -96,7 +95,6 @@ struct ArchetypeRegistry {
         } else if (high + 1 < CAPACITY) {
             id = ++high;
         }
-        if (id != 0) slots[id] = a;
         locked.store(false, std::memory_order_release);
         return static_cast<uint16_t>(id);
     }
@@ -104,7 +102,6 @@ struct ArchetypeRegistry {
     void release(uint16_t id) noexcept {
         if (id == 0) return;
         lock();
-        slots[id] = nullptr;
         next_free[id] = static_cast<uint16_t>(free_head);
         free_head = id;
         locked.store(false, std::memory_order_release);
@@ -116,7 +113,7 @@ private:
         }
     }
 };
-inline ArchetypeRegistry archetype_registry;
+inline ArchetypeIds archetype_ids;
 } // namespace detail
 #endif
 
@@ -165,7 +162,7 @@ public:
     ECS_NOINLINE Archetype(TypeSet type_set, uint32_t archetype_id)
         : types(std::move(type_set)), type_hash(TypeSetHash{}(types)), id(archetype_id) {
 #if ECS_COMPACT_RECORDS
-        registry_id = detail::archetype_registry.acquire(this); // 0: the registry is full (the graph refuses)
+        registry_id = arena_id_of(this);
 #endif
         column_index.fill(NO_COLUMN);
         columns.reserve(types.size());
@@ -182,13 +179,18 @@ public:
     }
     Archetype(const Archetype&) = delete;
     Archetype& operator=(const Archetype&) = delete;
+#if ECS_COMPACT_RECORDS
+    /// The compact-records build places every archetype in its id's arena slot; nullptr (and no
+    /// archetype) when all 65535 ids are in use.
+    static void* operator new(size_t size) noexcept;
+    static void operator delete(void* p) noexcept;
+    /// The arena slot `self` lies in (0: outside the arena, e.g. an archetype on the stack).
+    static uint16_t arena_id_of(const void* self) noexcept;
+#endif
 
     ECS_NOINLINE ~Archetype() {
         destroy_all_rows();
         free_block();
-#if ECS_COMPACT_RECORDS
-        detail::archetype_registry.release(registry_id);
-#endif
     }
 
     [[nodiscard]] size_t size() const noexcept { return entities.size(); }
@@ -615,7 +617,7 @@ public:
     std::array<uint16_t, ECS_MAX_COMPONENTS> column_index{}; ///< component id -> column, or NO_COLUMN
     uint32_t id = 0;                        ///< position in the world's archetype list
 #if ECS_COMPACT_RECORDS
-    uint16_t registry_id = 0;               ///< slot in detail::archetype_registry (0: none was free)
+    uint16_t registry_id = 0;               ///< its slot in detail::archetype_arena (set by operator new)
 #endif
     size_t row_size = 0;                    ///< sum of the columns' strides
     bool all_trivial = true;                ///< every column is trivially copyable (no destructor to run)
@@ -803,8 +805,45 @@ private:
 };
 
 #if ECS_COMPACT_RECORDS
+namespace detail {
+/// Bytes between arena slots: sizeof(Archetype) rounded up to a power of two (a shift finds a slot).
+inline constexpr size_t ARCHETYPE_STRIDE = [] {
+    size_t n = 64;
+    while (n < sizeof(Archetype)) n *= 2;
+    return n;
+}();
+/// Slot `id` holds the archetype of that id; slot 0 is never used.
+alignas(64) inline unsigned char archetype_arena[ArchetypeIds::CAPACITY * ARCHETYPE_STRIDE];
+
+/// The arena slot of `id`. @pre id != 0
+ECS_FORCEINLINE Archetype* archetype_at(uint16_t id) noexcept {
+    return reinterpret_cast<Archetype*>(archetype_arena + size_t(id) * ARCHETYPE_STRIDE);
+}
+} // namespace detail
+
+inline void* Archetype::operator new(size_t size) noexcept {
+    ECS_ASSERT(size <= detail::ARCHETYPE_STRIDE, "Archetype: larger than its arena slot");
+    (void)size;
+    const uint16_t id = detail::archetype_ids.acquire();
+    if (id == 0) return nullptr;
+    return detail::archetype_arena + size_t(id) * detail::ARCHETYPE_STRIDE;
+}
+
+inline uint16_t Archetype::arena_id_of(const void* self) noexcept {
+    const auto* p = static_cast<const unsigned char*>(self);
+    const unsigned char* base = detail::archetype_arena;
+    if (p < base || p >= base + sizeof detail::archetype_arena) return 0; // not made by operator new
+    return static_cast<uint16_t>(static_cast<size_t>(p - base) / detail::ARCHETYPE_STRIDE);
+}
+
+inline void Archetype::operator delete(void* p) noexcept {
+    if (p == nullptr) return;
+    const size_t offset = static_cast<size_t>(static_cast<unsigned char*>(p) - detail::archetype_arena);
+    detail::archetype_ids.release(static_cast<uint16_t>(offset / detail::ARCHETYPE_STRIDE));
+}
+
 /**
- * @brief The compact-records build's archetype pointer in two bytes: the archetype's registry id.
+ * @brief The compact-records build's archetype pointer in two bytes: the archetype's arena slot.
  *        It converts to and from `Archetype*`, so an entity record reads the same in both builds.
  */
 class ArchetypeRef {
@@ -812,10 +851,10 @@ public:
     ArchetypeRef() noexcept = default;
     ArchetypeRef(std::nullptr_t) noexcept {}
     ArchetypeRef(Archetype* a) noexcept : id_(a == nullptr ? uint16_t(0) : a->registry_id) {}
-    [[nodiscard]] ECS_FORCEINLINE Archetype* get() const noexcept { return detail::archetype_registry.slots[id_]; }
+    [[nodiscard]] ECS_FORCEINLINE Archetype* get() const noexcept { return id_ == 0 ? nullptr : detail::archetype_at(id_); }
     ECS_FORCEINLINE operator Archetype*() const noexcept { return get(); }
-    ECS_FORCEINLINE Archetype* operator->() const noexcept { return get(); }
-    ECS_FORCEINLINE Archetype& operator*() const noexcept { return *get(); }
+    ECS_FORCEINLINE Archetype* operator->() const noexcept { return detail::archetype_at(id_); }
+    ECS_FORCEINLINE Archetype& operator*() const noexcept { return *detail::archetype_at(id_); }
     friend bool operator==(ArchetypeRef a, std::nullptr_t) noexcept { return a.id_ == 0; }
     friend bool operator!=(ArchetypeRef a, std::nullptr_t) noexcept { return a.id_ != 0; }
     friend bool operator==(std::nullptr_t, ArchetypeRef a) noexcept { return a.id_ == 0; }

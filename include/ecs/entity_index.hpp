@@ -113,7 +113,8 @@ struct EntityRecord {
     /// True when the slot holds a live entity.
     [[nodiscard]] bool live() const noexcept { return archetype != nullptr; }
 };
-static_assert(sizeof(EntityRecord) == 8, "ECS_COMPACT_RECORDS: the record must stay 8 bytes");
+static_assert(sizeof(EntityRecord) == 8 && offsetof(EntityRecord, generation) == 4 && offsetof(EntityRecord, archetype) == 6,
+              "ECS_COMPACT_RECORDS: the record must stay 8 bytes, its fields in declaration order");
 #endif
 
 /**
