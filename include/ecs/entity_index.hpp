@@ -27,6 +27,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "change_detection.hpp"
@@ -176,9 +177,7 @@ public:
     ECS_FORCEINLINE void release(Entity e) noexcept {
         const uint32_t index = e.index;
         EntityRecord& r = records_[index];
-        r.archetype = nullptr;
-        r.row = free_head_;
-        if (++r.generation == 0) r.generation = 1; // wrapped: 0 stays the never-issued generation (the field is MAX_GENERATION wide)
+        store_dead(r, free_head_, next_generation(r.generation));
         free_head_ = index;
         --alive_count_;
         stamp(index);
@@ -444,6 +443,21 @@ public:
     size_t& alive_count_ref() noexcept { return alive_count_; }
 
 private:
+    /// Makes `r` a dead record: no archetype, free-list link `link`, generation `generation`. The
+    /// compact build writes the 8 bytes in one store: three narrow stores, one of them a
+    /// read-modify-write of the generation, made destroy 1.3x slower than the default build (a
+    /// bulk release_all, whose loop has nothing else to wait for, is faster with the plain fields).
+    static ECS_FORCEINLINE void store_dead(EntityRecord& r, uint32_t link, decltype(EntityRecord::generation) generation) noexcept {
+#if ECS_COMPACT_RECORDS && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        const uint64_t bits = uint64_t(link) | uint64_t(generation) << 32; // archetype id 0: none
+        std::memcpy(&r, &bits, sizeof bits);
+#else
+        r.archetype = nullptr;
+        r.row = link;
+        r.generation = generation;
+#endif
+    }
+
     /// stamp()'s body: grows the stamps to the records (which paths outside this class may grow).
     ECS_NOINLINE void stamp_now(uint32_t index) noexcept {
         if (index >= stamps_.size()) stamps_.resize(records_.size() > index ? records_.size() : size_t(index) + 1, 0u);
