@@ -309,6 +309,29 @@ void for_each_run(const QueryCache& q, Visit&& visit) {
 // -- the row-by-row path of sparse types (sparse.hpp) ---------------------------------------------------
 
 /**
+ * The sparse conditions of one entity slot: in every `required` set (enabled there, and changed or
+ * added since `since` where its term asks) and in no `excluded` set (or disabled there). `Required`
+ * has `set`, `changed` and `added`. Shared by the row test below and the sparse-driven walk
+ * (sparse_drive.hpp).
+ */
+template <typename Required>
+ECS_FORCEINLINE bool passes_sparse_sets(uint32_t index, const Required* required, size_t required_count,
+                                        const SparseSet* const* excluded, size_t excluded_count, Tick since) noexcept {
+    for (size_t i = 0; i < required_count; ++i) {
+        const Required& r = required[i];
+        const uint32_t s = r.set->slot_of(index);
+        if (s == 0 || r.set->disabled_slot(s - 1)) return false;
+        if (r.changed && r.set->changed_tick(s - 1) <= since) return false;
+        if (r.added && r.set->added_tick(s - 1) <= since) return false;
+    }
+    for (size_t i = 0; i < excluded_count; ++i) {
+        const uint32_t s = excluded[i]->slot_of(index);
+        if (s != 0 && !excluded[i]->disabled_slot(s - 1)) return false;
+    }
+    return true;
+}
+
+/**
  * @brief The per-row test of a query's sparse types: every required one present and enabled (and,
  *        under Changed / Added, stamped after `since`), no excluded one present and enabled.
  */
@@ -347,18 +370,7 @@ public:
     }
 
     [[nodiscard]] ECS_FORCEINLINE bool passes(uint32_t index) const noexcept {
-        for (size_t i = 0; i < required_count_; ++i) {
-            const Required& r = required_[i];
-            const uint32_t s = r.set->slot_of(index);
-            if (s == 0 || r.set->disabled_slot(s - 1)) return false;
-            if (r.changed && r.set->changed_tick(s - 1) <= since_) return false;
-            if (r.added && r.set->added_tick(s - 1) <= since_) return false;
-        }
-        for (size_t i = 0; i < excluded_count_; ++i) {
-            const uint32_t s = excluded_[i]->slot_of(index);
-            if (s != 0 && !excluded_[i]->disabled_slot(s - 1)) return false;
-        }
-        return true;
+        return passes_sparse_sets(index, required_, required_count_, excluded_, excluded_count_, since_);
     }
 
     /// passes() for row `row` of `a`, and the AnyOf groups naming sparse types: some alternative

@@ -178,18 +178,7 @@ private:
 
     /// The required sets other than the driving one, and the excluded sets.
     ECS_FORCEINLINE bool passes_sets(uint32_t index) const noexcept {
-        for (size_t i = 0; i < others_count_; ++i) {
-            const Required& r = others_[i];
-            const uint32_t s = r.set->slot_of(index);
-            if (s == 0 || r.set->disabled_slot(s - 1)) return false;
-            if (r.changed && r.set->changed_tick(s - 1) <= since_) return false;
-            if (r.added && r.set->added_tick(s - 1) <= since_) return false;
-        }
-        for (size_t i = 0; i < excluded_count_; ++i) {
-            const uint32_t s = excluded_[i]->slot_of(index);
-            if (s != 0 && !excluded_[i]->disabled_slot(s - 1)) return false;
-        }
-        return true;
+        return passes_sparse_sets(index, others_, others_count_, excluded_, excluded_count_, since_);
     }
 
     /// The conditions on the member's record: enable bits, excluded table types, Optional table
