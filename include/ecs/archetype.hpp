@@ -72,20 +72,20 @@ class Archetype;
 #if ECS_COMPACT_RECORDS
 namespace detail {
 /**
- * The compact-records build's archetype ids: every live archetype of the process holds a 16-bit id
- * (1..65535; 0 is "none"), and lives in slot `id` of one static arena (archetype_arena, after the
+ * The compact-records build's archetype ids: every live archetype of the process holds an id
+ * (1..16383; 0 is "none"), and lives in slot `id` of one static arena (archetype_arena, after the
  * class), so an entity record names its archetype in two bytes and finds it by arithmetic, with no
  * table to read (ArchetypeRef). The arena is static storage: its pages become resident only as ids
  * are used. Ids are taken and given back under a spin lock (archetypes are created rarely).
  */
 struct ArchetypeIds {
-    static constexpr uint32_t CAPACITY = 1u << 16;
+    static constexpr uint32_t CAPACITY = 1u << 14;
     uint16_t next_free[CAPACITY] = {};
     uint32_t free_head = 0; ///< most recently given back id (0: none)
     uint32_t high = 0;      ///< highest id ever handed out
     std::atomic<bool> locked{false};
 
-    /// Takes an id; 0 when all 65535 are in use.
+    /// Takes an id; 0 when all CAPACITY - 1 are in use.
     uint16_t acquire() noexcept {
         lock();
         uint32_t id = 0;
@@ -147,7 +147,8 @@ struct PlainStep {
  * world, snapshots and prefabs can work on them directly; they keep the invariants below.
  *
  * Invariants: `columns[i].type_id == types[i]`; every column holds `entities.size()` live objects;
- * `mask` has exactly the bits of `types`; `column_index[id]` is the column of `id` or NO_COLUMN.
+ * `mask` has exactly the bits of `types`; `column_index[id]` is the column of `id` or NO_COLUMN;
+ * `data_by_id[types[i]] == columns[i].data`.
  */
 class Archetype {
 public:
@@ -176,12 +177,13 @@ public:
             if (!c.trivially_relocatable) all_trivial = false;
             if (c.elem_size > PLAIN_MAX_BYTES) small_columns = false;
         }
+        sync_data();
     }
     Archetype(const Archetype&) = delete;
     Archetype& operator=(const Archetype&) = delete;
 #if ECS_COMPACT_RECORDS
     /// The compact-records build places every archetype in its id's arena slot; nullptr (and no
-    /// archetype) when all 65535 ids are in use.
+    /// archetype) when all 16383 ids are in use.
     static void* operator new(size_t size) noexcept;
     static void operator delete(void* p) noexcept;
     /// The arena slot `self` lies in (0: outside the arena, e.g. an archetype on the stack).
@@ -766,6 +768,7 @@ private:
         block = fresh;
         block_bytes_ = bytes;
         capacity_ = new_capacity;
+        sync_data();
     }
 
     /// Plain bytes at malloc alignment: each column is its own allocation and grows with realloc,
@@ -783,6 +786,12 @@ private:
         }
         block_bytes_ = total;
         capacity_ = new_capacity;
+        sync_data();
+    }
+
+    /// Copies every column's data pointer into data_by_id (after construction and each reallocation).
+    void sync_data() noexcept {
+        for (const ComponentColumn& c : columns) data_by_id[c.type_id] = c.data;
     }
 
     void free_block() noexcept {
@@ -802,6 +811,13 @@ private:
     size_t capacity_ = 0;
     size_t block_bytes_ = 0;
     size_t block_align = 16;
+
+public:
+    /// Component id -> its column's first element (nullptr for ids not held), kept equal to
+    /// `columns[column_index[id]].data` through every reallocation: World::get reads a value in one
+    /// step from the archetype, as a hand-written table of arrays would (8 bytes per possible id).
+    /// Last, so that the members row operations read stay together.
+    std::array<uint8_t*, ECS_MAX_COMPONENTS> data_by_id{};
 };
 
 #if ECS_COMPACT_RECORDS

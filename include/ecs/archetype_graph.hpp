@@ -95,7 +95,7 @@ public:
         archetypes_.reserve_one();
         archetypes_.push_back(new Archetype(TypeSet{}, 0));
 #if ECS_COMPACT_RECORDS
-        ECS_ASSERT(archetypes_.back() != nullptr, "World: more than 65535 archetypes alive in the process (ECS_COMPACT_RECORDS)");
+        ECS_ASSERT(archetypes_.back() != nullptr, "World: more than 16383 archetypes alive in the process (ECS_COMPACT_RECORDS)");
 #endif
         index_insert(archetypes_.back());
     }
@@ -125,7 +125,7 @@ public:
         archetypes_.reserve_one();
         Archetype* arch = new Archetype(types, static_cast<uint32_t>(archetypes_.size()));
 #if ECS_COMPACT_RECORDS
-        if (!ECS_CHECK(arch != nullptr, "World: more than 65535 archetypes alive in the process (ECS_COMPACT_RECORDS)"))
+        if (!ECS_CHECK(arch != nullptr, "World: more than 16383 archetypes alive in the process (ECS_COMPACT_RECORDS)"))
             return nullptr;
 #endif
         archetypes_.push_back(arch);

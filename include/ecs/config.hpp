@@ -27,7 +27,7 @@
 /// 1 for the compact-records build: an entity record takes 8 bytes instead of 16 (a 16-bit
 /// archetype id, a 16-bit generation and the row), so a world of two 8-byte components holds 32
 /// bytes per entity instead of 40. Its limits: generations wrap at 65535 (a handle is mistaken for a
-/// newer one after 65535 reuses of its slot, not 2^32), and at most 65535 archetypes are alive in
+/// newer one after 65535 reuses of its slot, not 2^32), and at most 16383 archetypes are alive in
 /// the process at once. CMake option ECS_COMPACT_RECORDS. Every translation unit must agree.
 #ifndef ECS_COMPACT_RECORDS
 #  define ECS_COMPACT_RECORDS 0

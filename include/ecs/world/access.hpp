@@ -107,7 +107,7 @@ void World::each_component(Entity e, Func&& fn) const {
 
 template <typename T>
 T* World::column_data(Archetype& arch) noexcept {
-    return reinterpret_cast<T*>(arch.column(component_id<T>()).data);
+    return reinterpret_cast<T*>(arch.data_by_id[component_id<T>()]);
 }
 
 inline size_t World::memory_bytes() const noexcept {

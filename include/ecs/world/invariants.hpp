@@ -23,7 +23,7 @@ inline bool World::check_invariants() const {
         if (arch.mask.count() != arch.types.size()) return false;
         for (size_t c = 0; c < arch.types.size(); ++c) {
             if (arch.columns[c].type_id != arch.types[c] || !arch.mask.test(arch.types[c]) ||
-                arch.column_index[arch.types[c]] != c)
+                arch.column_index[arch.types[c]] != c || arch.data_by_id[arch.types[c]] != arch.columns[c].data)
                 return false;
             const ComponentColumn& col = arch.columns[c];
             if (col.elem_size != 0 && reinterpret_cast<uintptr_t>(col.data) % col.elem_align != 0) return false;
