@@ -331,6 +331,40 @@ ECS_FORCEINLINE bool passes_sparse_sets(uint32_t index, const Required* required
     return true;
 }
 
+/// One alternative of an AnyOf group: a table type (`id`) or a sparse one (`set`, nullptr while no
+/// value of it exists).
+struct AnyAlternative {
+    ComponentTypeID id;
+    const SparseSet* set;
+    bool sparse;
+};
+
+/**
+ * The AnyOf groups of one entity: in each group, some alternative present and enabled (a table one
+ * in `a` at `row`, `a` null when the entity's record was not read; a sparse one in its set at slot
+ * `index`). Group g's alternatives end at `group_end[g]`. Shared by the row test below and the
+ * sparse-driven walk (sparse_drive.hpp).
+ */
+inline bool passes_any_groups(uint32_t index, const Archetype* a, size_t row, const AnyAlternative* any,
+                              const uint32_t* group_end, size_t groups) noexcept {
+    const bool bits = a != nullptr && a->enable.any();
+    for (size_t g = 0, i = 0; g < groups; ++g) {
+        bool found = false;
+        for (; i < group_end[g]; ++i) {
+            if (found) continue;
+            const AnyAlternative& alt = any[i];
+            if (alt.sparse) {
+                const uint32_t s = alt.set != nullptr ? alt.set->slot_of(index) : 0;
+                found = s != 0 && !alt.set->disabled_slot(s - 1);
+            } else {
+                found = a != nullptr && a->has(alt.id) && !(bits && a->enable.disabled(a->column_index[alt.id], row));
+            }
+        }
+        if (!found) return false;
+    }
+    return true;
+}
+
 /**
  * @brief The per-row test of a query's sparse types: every required one present and enabled (and,
  *        under Changed / Added, stamped after `since`), no excluded one present and enabled.
@@ -409,30 +443,10 @@ private:
         bool added;
     };
     ECS_NOINLINE bool passes_any(const Archetype& a, size_t row) const noexcept {
-        const uint32_t index = a.entities.data()[row].index;
-        for (size_t g = 0, i = 0; g < any_groups_; ++g) {
-            bool any = false;
-            for (; i < any_group_end_[g]; ++i) {
-                if (any) continue;
-                const Alternative& alt = any_[i];
-                if (alt.sparse) {
-                    const uint32_t s = alt.set != nullptr ? alt.set->slot_of(index) : 0;
-                    any = s != 0 && !alt.set->disabled_slot(s - 1);
-                } else if (a.has(alt.id)) {
-                    const DisabledBits* b = a.enable.column(a.column_index[alt.id]);
-                    any = b == nullptr || b->count == 0 || !b->test(row);
-                }
-            }
-            if (!any) return false;
-        }
-        return true;
+        return passes_any_groups(a.entities.data()[row].index, &a, row, any_, any_group_end_, any_groups_);
     }
 
-    struct Alternative {
-        ComponentTypeID id;
-        const SparseSet* set; ///< a sparse alternative's set (nullptr: none yet)
-        bool sparse;
-    };
+    using Alternative = AnyAlternative;
     Required required_[MAX] = {};
     const SparseSet* excluded_[MAX] = {};
     size_t required_count_ = 0;

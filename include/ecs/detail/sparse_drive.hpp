@@ -164,11 +164,7 @@ private:
         bool changed;
         bool added;
     };
-    struct Alternative {
-        ComponentTypeID id;
-        const SparseSet* set; ///< a sparse alternative's set (nullptr: none yet)
-        bool sparse;
-    };
+    using Alternative = AnyAlternative;
 
     static bool listed(const PodArray<ComponentTypeID>& ids, ComponentTypeID id) noexcept {
         for (const ComponentTypeID x : ids)
@@ -205,21 +201,7 @@ private:
                     if (a->has(id) && a->enable.disabled(a->column_index[id], row)) absent |= uint64_t(1) << optional_term_[i];
                 }
         }
-        for (size_t g = 0, i = 0; g < any_groups_; ++g) { // AnyOf: some alternative present and enabled
-            bool any = false;
-            for (; i < any_group_end_[g]; ++i) {
-                if (any) continue;
-                const Alternative& alt = any_[i];
-                if (alt.sparse) {
-                    const uint32_t s = alt.set != nullptr ? alt.set->slot_of(index) : 0;
-                    any = s != 0 && !alt.set->disabled_slot(s - 1);
-                } else {
-                    any = a != nullptr && a->has(alt.id) && !(bits && a->enable.disabled(a->column_index[alt.id], row));
-                }
-            }
-            if (!any) return false;
-        }
-        return true;
+        return any_groups_ == 0 || passes_any_groups(index, a, row, any_, any_group_end_, any_groups_);
     }
 
     const PodArray<EntityRecord>* records_ = nullptr;
