@@ -161,6 +161,50 @@ TEST_CASE("entity events: an observer may destroy entities, observe and disconne
     CHECK(parent_calls == 1);
 }
 
+TEST_CASE("entity events: observers added during an emit wait for the outermost one to end, nested emits included", "[entity_events]") {
+    ecs::World w;
+    const ecs::Entity parent = w.create();
+    const ecs::Entity child = w.create();
+    const ecs::Entity other = w.create();
+    ecs::set_parent(w, child, parent);
+    int on_parent = 0, on_other = 0, any_damage = 0, nested_runs = 0;
+    bool added = false;
+    w.observe<Clicked>(child, [&](ecs::World& world, ecs::Entity, Clicked&, ecs::Propagation&) {
+        if (added) return;
+        added = true;
+        // One level up, on another entity, and for any entity: none of them joins this emit.
+        world.observe<Clicked>(parent, [&](ecs::World&, ecs::Entity, Clicked&, ecs::Propagation&) { ++on_parent; });
+        world.observe<Damage>(other, [&](ecs::World&, ecs::Entity, Damage&, ecs::Propagation&) { ++on_other; });
+        world.observe<Damage>([&](ecs::World&, ecs::Entity, Damage&, ecs::Propagation&) { ++any_damage; });
+        world.emit(other, Damage{1}); // nested: it started after them, but inside the emit that added them
+        ++nested_runs;
+    });
+    w.emit(child, Clicked{});
+    CHECK(nested_runs == 1);
+    CHECK(on_parent == 0);
+    CHECK(on_other == 0);
+    CHECK(any_damage == 0);
+    CHECK(w.check_invariants());
+    // The emit ended: from now on they match.
+    w.emit(child, Clicked{});
+    CHECK(on_parent == 1);
+    w.emit(other, Damage{1});
+    CHECK(on_other == 1);
+    CHECK(any_damage == 1);
+    // Added during an emit and removed before it ended: it never runs, and is freed.
+    auto token = std::make_shared<int>(0);
+    ecs::ObserverId late;
+    w.observe<Damage>(parent, [&, token](ecs::World& world, ecs::Entity, Damage&, ecs::Propagation&) {
+        if (late.value != 0) return;
+        late = world.observe<Damage>(parent, [token](ecs::World&, ecs::Entity, Damage&, ecs::Propagation&) { FAIL("removed before it could run"); });
+        CHECK(world.disconnect(late));
+    });
+    CHECK(token.use_count() == 2);
+    w.emit(parent, Damage{1});
+    w.emit(parent, Damage{1});
+    CHECK(token.use_count() == 2); // the late one is gone
+}
+
 TEST_CASE("entity events: CommandBuffer::emit records the event for the flush, during iteration", "[entity_events]") {
     ecs::World w;
     std::vector<int> got;

@@ -10,8 +10,9 @@
  *
  * Observers live on the heap, one list per entity slot and per event type, so an observer may
  * register others, disconnect itself or others, or destroy entities while it runs: a removed
- * observer is marked dead and freed once no dispatch runs; observers added during an emit do not
- * run in it.
+ * observer is marked dead and freed when the outermost emit ends. An observer added while an emit
+ * runs is linked at once but matches nothing until then (it waits in `pending_`), so it runs in
+ * no emit that was under way when it was added, nested ones included.
  *
  * Thread-safety: registration and dispatch need exclusive access to the world.
  */
@@ -59,6 +60,18 @@ private:
 
 namespace detail {
 
+/// One emit's state at the level being visited: what every observer call receives, in one place,
+/// so the dispatch loop keeps few values live across the (opaque) observer call and reloads the
+/// rest from here.
+struct EmitFrame {
+    World& world;
+    void* event;
+    Propagation propagation;
+    Entity current;       ///< the entity whose observers run now
+    uint64_t key = 0;     ///< what a matching entry's key is at this level (set by dispatch)
+    ComponentTypeID type; ///< detail::event_type_id of the event
+};
+
 /**
  * One registered observer: the list links and filters, and the callable behind one plain function
  * pointer (EntityObserver<F> holds it). A dispatch calls through that pointer alone: no
@@ -66,10 +79,11 @@ namespace detail {
  * std::function).
  */
 struct EntityObserverEntry {
-    using Call = void (*)(EntityObserverEntry&, World&, Entity, void*, Propagation&);
+    using Call = void (*)(EntityObserverEntry&, EmitFrame&);
     using Destroy = void (*)(EntityObserverEntry*) noexcept;
     /// What a dispatch matches in one compare: the event type and the entity's generation (0 for
-    /// observers of any entity); a dead entry matches nothing (DEAD_KEY).
+    /// observers of any entity). A dead entry, and one added during an emit until that emit ends,
+    /// matches nothing (NO_MATCH).
     uint64_t key = 0;
     uint32_t id = 0;
     uint32_t generation = 0;
@@ -79,7 +93,7 @@ struct EntityObserverEntry {
     Call call = nullptr;
     Destroy destroy = nullptr;
 
-    static constexpr uint64_t DEAD_KEY = ~uint64_t(0);
+    static constexpr uint64_t NO_MATCH = ~uint64_t(0);
     [[nodiscard]] static constexpr uint64_t key_of(ComponentTypeID t, uint32_t g) noexcept { return (uint64_t(g) << 32) | t; }
 };
 
@@ -88,8 +102,8 @@ template <typename F>
 struct EntityObserver final : EntityObserverEntry {
     F fn;
     explicit EntityObserver(F&& f) : fn(std::move(f)) {
-        call = [](EntityObserverEntry& self, World& w, Entity e, void* ev, Propagation& p) {
-            static_cast<EntityObserver&>(self).fn(w, e, ev, p);
+        call = [](EntityObserverEntry& self, EmitFrame& frame) {
+            static_cast<EntityObserver&>(self).fn(frame.world, frame.current, frame.event, frame.propagation);
         };
         destroy = [](EntityObserverEntry* self) noexcept { delete static_cast<EntityObserver*>(self); };
     }
@@ -100,8 +114,8 @@ class EntityEvents {
 public:
     EntityEvents() : serial_(next_observers_serial.fetch_add(1, std::memory_order_relaxed)) {}
     EntityEvents(EntityEvents&& other) noexcept
-        : by_slot_(std::move(other.by_slot_)), global_(std::move(other.global_)), live_(other.live_), global_live_(other.global_live_), last_id_(other.last_id_),
-          dispatching_(other.dispatching_), garbage_(other.garbage_), serial_(other.serial_) {
+        : by_slot_(std::move(other.by_slot_)), global_(std::move(other.global_)), pending_(std::move(other.pending_)), live_(other.live_),
+          global_live_(other.global_live_), last_id_(other.last_id_), emitting_(other.emitting_), maintenance_(other.maintenance_), serial_(other.serial_) {
         other.live_ = 0;
         other.global_live_ = 0;
     }
@@ -110,11 +124,12 @@ public:
             free_all();
             by_slot_ = std::move(other.by_slot_);
             global_ = std::move(other.global_);
+            pending_ = std::move(other.pending_);
             live_ = other.live_;
             global_live_ = other.global_live_;
             last_id_ = other.last_id_;
-            dispatching_ = other.dispatching_;
-            garbage_ = other.garbage_;
+            emitting_ = other.emitting_;
+            maintenance_ = other.maintenance_;
             serial_ = other.serial_;
             other.live_ = 0;
             other.global_live_ = 0;
@@ -135,7 +150,13 @@ public:
         entry->id = ++last_id_;
         entry->generation = e.generation;
         entry->type = type;
-        entry->key = Entry::key_of(type, e == INVALID_ENTITY ? 0u : e.generation);
+        if (emitting_) { // matches from the end of the outermost emit on (maintain)
+            entry->key = Entry::NO_MATCH;
+            pending_.push_back(entry);
+            maintenance_ = true;
+        } else {
+            entry->key = live_key(*entry);
+        }
         Entry*& head = e == INVALID_ENTITY ? grow(global_, type) : grow(by_slot_, e.index);
         Entry** at = &head; // appended: observers run in registration order
         while (*at != nullptr) at = &(*at)->next;
@@ -146,22 +167,47 @@ public:
     }
 
     /**
-     * Runs the observers of `type` registered on `e`, then those of any entity, each with `e` as
-     * the current entity. Observers registered after `newest` (during this emit) do not run.
+     * Runs the observers of `frame.type` registered on `frame.current`, then those of any entity,
+     * each with `frame.current` as the current entity. Only between begin_emit and end_emit.
      */
-    ECS_FORCEINLINE void dispatch(World& world, Entity e, ComponentTypeID type, void* event, Propagation& p, uint32_t newest) {
-        if (e.index < by_slot_.size() && by_slot_[e.index] != nullptr) run(world, by_slot_[e.index], e, true, type, event, p, newest);
-        if (global_live_ != 0 && type < global_.size() && global_[type] != nullptr) run(world, global_[type], e, false, type, event, p, newest);
+    ECS_FORCEINLINE void dispatch(EmitFrame& frame) {
+        const uint32_t slot = frame.current.index;
+        if (slot < by_slot_.size() && by_slot_[slot] != nullptr) {
+            frame.key = Entry::key_of(frame.type, frame.current.generation);
+            run(by_slot_[slot], frame);
+        }
+        if (global_live_ != 0 && frame.type < global_.size() && global_[frame.type] != nullptr) {
+            frame.key = Entry::key_of(frame.type, 0u);
+            run(global_[frame.type], frame);
+        }
     }
-    /// The id of the newest observer (emit passes it to dispatch).
-    [[nodiscard]] uint32_t newest() const noexcept { return last_id_; }
+
+    /**
+     * Opens an emit; true for the outermost one (not run by an observer of another). While any
+     * emit runs, removed observers stay allocated and added ones wait (see the file comment).
+     *
+     * A flag set by the outermost emit, not a depth counter: storing constants keeps back-to-back
+     * emits free of a read-modify-write chain through memory (the observer is an opaque call, so
+     * the field cannot stay in a register).
+     */
+    [[nodiscard]] bool begin_emit() noexcept {
+        const bool outermost = !emitting_;
+        emitting_ = true;
+        return outermost;
+    }
+    /// Closes the emit begin_emit opened; the outermost one activates the observers added and frees those removed meanwhile.
+    void end_emit(bool outermost) {
+        if (!outermost) return;
+        emitting_ = false;
+        if (ECS_UNLIKELY(maintenance_)) maintain();
+    }
 
     /// Drops every observer registered on `e` (destroyed).
     void drop(Entity e) {
         if (e.index >= by_slot_.size()) return;
         for (Entry* entry = by_slot_[e.index]; entry != nullptr; entry = entry->next)
             if (!entry->dead && entry->generation == e.generation) kill(*entry);
-        if (dispatching_ == 0) sweep(by_slot_[e.index]);
+        if (!emitting_) sweep(by_slot_[e.index]);
     }
 
     /// Unregisters the observer `id`; false when unknown, already gone or from another world.
@@ -172,7 +218,7 @@ public:
                 for (Entry* entry = head; entry != nullptr; entry = entry->next)
                     if (entry->id == id.value && !entry->dead) {
                         kill(*entry);
-                        if (dispatching_ == 0) sweep(head);
+                        if (!emitting_) sweep(head);
                         return true;
                     }
         return false;
@@ -184,7 +230,7 @@ public:
             for (Entry* head : *lists)
                 for (Entry* entry = head; entry != nullptr; entry = entry->next)
                     if (!entry->dead) kill(*entry);
-        if (dispatching_ == 0) sweep_all();
+        if (!emitting_) sweep_all();
     }
 
 private:
@@ -195,15 +241,18 @@ private:
         return heads[at];
     }
 
+    /// The key an entry matches once active: its event type and its entity's generation (0 for any entity).
+    [[nodiscard]] static uint64_t live_key(const Entry& entry) noexcept { return Entry::key_of(entry.type, entry.generation); }
+
     void kill(Entry& entry) noexcept {
         entry.dead = true;
-        entry.key = Entry::DEAD_KEY;
+        entry.key = Entry::NO_MATCH;
         --live_;
         if (entry.generation == 0) --global_live_; // an observer of any entity (no slot's generation is 0)
-        garbage_ = true;
+        maintenance_ = true;
     }
 
-    /// Unlinks and frees the dead entries of one list (never while a dispatch runs: it may hold one).
+    /// Unlinks and frees the dead entries of one list (never while an emit runs: it may hold one).
     static void sweep(Entry*& head) {
         Entry** at = &head;
         while (*at != nullptr) {
@@ -217,8 +266,16 @@ private:
         }
     }
 
+    /// At the end of the outermost emit: the observers added during it start matching, the removed ones are freed.
+    ECS_NOINLINE void maintain() {
+        for (Entry* entry : pending_)
+            if (!entry->dead) entry->key = live_key(*entry);
+        pending_.clear();
+        sweep_all();
+    }
+
     void sweep_all() {
-        garbage_ = false;
+        maintenance_ = false;
         for (auto* lists : {&by_slot_, &global_})
             for (Entry*& head : *lists) sweep(head);
     }
@@ -235,24 +292,24 @@ private:
         global_.clear();
     }
 
-    /// Calls the live entries from `head` of `type`, not newer than `newest`, and (`own`) of `e`'s
-    /// generation, with `e` as the current entity. Entries stay put (heap nodes, freed only when no
-    /// dispatch runs), so an observer may register, disconnect or destroy while this walks.
-    void run(World& world, Entry* head, Entity e, bool own, ComponentTypeID type, void* event, Propagation& p, uint32_t newest) {
-        ++dispatching_;
-        const uint64_t key = Entry::key_of(type, own ? e.generation : 0u);
-        for (Entry* entry = head; entry != nullptr; entry = entry->next)
-            if (entry->key == key && entry->id <= newest) entry->call(*entry, world, e, event, p);
-        if (--dispatching_ == 0 && garbage_) sweep_all();
+    /// Calls the entries from `entry` on whose key is `frame.key`. Entries stay put (heap nodes,
+    /// freed only when no emit runs), so an observer may register, disconnect or destroy while this
+    /// walks.
+    static void run(Entry* entry, EmitFrame& frame) {
+        do {
+            if (entry->key == frame.key) entry->call(*entry, frame);
+            entry = entry->next;
+        } while (entry != nullptr);
     }
 
     PodArray<Entry*> by_slot_; ///< entity slot -> its observers (a list in registration order)
     PodArray<Entry*> global_;  ///< event type -> observers of any entity
+    PodArray<Entry*> pending_; ///< added while an emit ran: their keys are set when the outermost one ends
     size_t live_ = 0;
     size_t global_live_ = 0; ///< live observers of any entity (dispatch skips global_ while 0)
     uint32_t last_id_ = 0;
-    uint32_t dispatching_ = 0;
-    bool garbage_ = false;
+    bool emitting_ = false;    ///< an emit runs (begin_emit .. end_emit)
+    bool maintenance_ = false; ///< observers were removed, or added during an emit, since the last maintain()
     uint32_t serial_ = 0;
 };
 

@@ -58,33 +58,35 @@ void World::emit(Entity target, E&& event) {
     if (!ECS_CHECK(!iterating(), "World::emit: called during iteration (use a CommandBuffer: cb.emit(e, ev))")) return;
     if (!entity_events_.any() || !alive(target)) return;
     T ev(std::forward<E>(event));
-    Propagation p(target);
-    const ComponentTypeID type = detail::event_type_id<T>();
-    const uint32_t newest = entity_events_.newest(); // observers registered during this emit wait
-    // Whether the target has a Parent, read before its observers run: when nothing structural
-    // happened during them (the structure version is unchanged), the answer still holds, and an
-    // event to a top-level entity ends here without reading its record again.
-    const uint64_t version = entities_.structure_version();
-    const ComponentTypeID parent_id = component_id<Parent>();
-    const bool has_parent = parent_id < ECS_MAX_COMPONENTS && entities_[target.index].archetype->mask[parent_id];
-    entity_events_.dispatch(*this, target, type, &ev, p, newest);
-    if (ECS_LIKELY(!has_parent && entities_.structure_version() == version) || p.stopped()) return;
-    emit_up(target, type, &ev, p, newest);
+    detail::EmitFrame frame{*this, &ev, Propagation(target), target, 0, detail::event_type_id<T>()};
+    const bool outermost = entity_events_.begin_emit();
+    entity_events_.dispatch(frame);
+    if (!frame.propagation.stopped()) {
+        // The target's record is read again: its observers may have destroyed or reparented it.
+        const EntityRecord& rec = entities_[target.index];
+        const ComponentTypeID parent_id = component_id<Parent>();
+        if (rec.generation == target.generation && rec.archetype != nullptr && rec.archetype->mask.test(parent_id)) emit_up(frame);
+    }
+    entity_events_.end_emit(outermost);
 }
 
-/// emit's climb from `current` (whose observers ran) to its ancestors: out of line, not per event type.
-ECS_NOINLINE inline void World::emit_up(Entity current, ComponentTypeID type, void* ev, Propagation& p, uint32_t newest) {
+/// emit's climb from `frame.current` (whose observers ran, and which has a Parent) to its
+/// ancestors, out of line and the same for every event type. Each level's record is read after its
+/// observers ran: they may have destroyed it, reparented it or removed its Parent.
+ECS_NOINLINE inline void World::emit_up(detail::EmitFrame& frame) {
     const ComponentTypeID parent_id = component_id<Parent>();
+    Propagation& p = frame.propagation;
     for (;;) {
-        if (p.stopped() || p.depth() == MAX_PROPAGATION) return;
-        const EntityRecord& rec = entities_[current.index]; // re-read: an observer may have changed it
+        const Entity current = frame.current;
+        const EntityRecord& rec = entities_[current.index];
         if (rec.generation != current.generation || rec.archetype == nullptr) return; // destroyed
-        if (!rec.archetype->mask.test(parent_id)) return; // no Parent: the top
+        if (!rec.archetype->mask.test(parent_id)) return;                               // no Parent: the top
         const Entity up = static_cast<const Parent*>(rec.archetype->column(parent_id).at(rec.row))->entity;
-        if (!alive(up)) return;
-        current = up;
+        if (!alive(up) || p.depth() == MAX_PROPAGATION) return;
+        frame.current = up;
         p.climb();
-        entity_events_.dispatch(*this, current, type, ev, p, newest);
+        entity_events_.dispatch(frame);
+        if (p.stopped()) return;
     }
 }
 

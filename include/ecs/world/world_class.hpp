@@ -600,7 +600,7 @@ private:
     void relations_destroy(Entity e);
     void stamp_sources(Entity e); ///< structure stamps of the entities `e` is a target of
     bool copy_values_only(const World& src); ///< copy_from's path for equal structures (world/copy.hpp)
-    void emit_up(Entity current, ComponentTypeID type, void* ev, Propagation& p, uint32_t newest); ///< world/entity_events.hpp
+    void emit_up(detail::EmitFrame& frame); ///< world/entity_events.hpp
     /// Runs the follow-up work of removed pairs (tags to take off, sources to destroy).
     void drain_relations();
     /// destroy() of live `e` in a world with observers, pairs, sparse components or names.
