@@ -1,6 +1,7 @@
 // Model-based randomized test of the game loop's entity features, kept apart from test_model.cpp:
 // a World and a plain reference model go through seeded random sequences of create,
-// destroy_recursive, set_parent / remove_parent, observe (on one entity or on any), emit (direct and
+// destroy_recursive, set_parent / remove_parent, observe (on one entity or on any; some observers
+// register another while they run, which must wait for the emit to end), emit (direct and
 // through a CommandBuffer), prefab trees, and adds / removes of a component with requirements.
 // After every step each entity's components, values and parent must match the model, every emit
 // must call exactly the observers the model predicts in its order, and check_invariants() holds.
@@ -41,6 +42,8 @@ struct ModelEntity {
 
 struct Observer {
     bool stops = false;
+    bool spawns = false; ///< registers one more observer (on the current entity) the first time it runs
+    bool spawned = false;
 };
 
 struct GameLoopModel {
@@ -80,13 +83,19 @@ struct GameLoopModel {
         for (ecs::Entity k : kids) forget_subtree(k);
         model.erase(e);
     }
-    ecs::ObserverId observe(ecs::Entity e, bool stops) {
+    ecs::ObserverId observe(ecs::Entity e, bool stops, bool spawns = false) {
         const int n = static_cast<int>(observers.size());
-        observers.push_back(Observer{stops});
+        observers.push_back(Observer{stops, spawns, false});
         auto fn = [this, n, stops](ecs::World&, ecs::Entity target, GlPing& ping, ecs::Propagation& p) {
             log.emplace_back(n, target);
             ++ping.v;
             if (stops) p.stop();
+            // Registered during the emit: the model lists it at once, but the emit's expected log
+            // was computed before, so it must not run before the emit ends (it runs in later ones).
+            if (observers[size_t(n)].spawns && !observers[size_t(n)].spawned) {
+                observers[size_t(n)].spawned = true;
+                observe(target, false);
+            }
         };
         if (e == ecs::INVALID_ENTITY) {
             global.push_back(n);
@@ -143,7 +152,12 @@ struct GameLoopModel {
             unlink(c);
             break;
         }
-        case 5: observe(rng() % 4 == 0 ? ecs::INVALID_ENTITY : pick(), rng() % 3 == 0); break;
+        case 5: {
+            const ecs::Entity on = rng() % 4 == 0 ? ecs::INVALID_ENTITY : pick();
+            const bool stops = rng() % 3 == 0;
+            observe(on, stops, rng() % 4 == 0);
+            break;
+        }
         case 6:
         case 7: { // emit, directly or through a command buffer
             const ecs::Entity e = pick();
