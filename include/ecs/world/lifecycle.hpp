@@ -24,6 +24,12 @@ namespace ecs {
 inline Entity World::create() {
     if (!ECS_CHECK(!iterating(), "World::create: structural change during iteration (use deferred())"))
         return INVALID_ENTITY;
+    if (ECS_LIKELY(!observers_.any())) { // commit()'s no-observer branch, with the one stamp place() makes
+        Archetype& empty = *graph_.empty_archetype();
+        const Entity e = entities_.allocate();
+        entities_.place(e.index, &empty, empty.push_entity(e));
+        return e;
+    }
     Entity e = INVALID_ENTITY;
     detail::Notice notice{nullptr, nullptr, false, true}; // new: it matched nothing before
     commit(
