@@ -58,8 +58,9 @@ namespace ecs {
  *   4. `hooks()`: on_add and on_set of the values now in place;
  *   5. on_enter observers, told the mask the entity had (`notice.before`).
  * With no observer of any kind registered, nothing can intervene: only `move()` runs (one test).
- * The single-type add/remove fast path below is the leaf form of step 3 for a world with no
- * observer at all; it notifies nobody, so it needs none of the other steps.
+ * The single-type add/remove fast path below, and the plain paths of create() and destroy()
+ * (world/lifecycle.hpp), are the leaf form of step 3 for a world with no observer at all; they
+ * notify nobody, so they need none of the other steps.
  */
 template <typename Prepare, typename Move, typename Hooks>
 ECS_FORCEINLINE bool World::commit(Entity& e, detail::Notice& notice, Prepare&& prepare, Move&& move, Hooks&& hooks) {
