@@ -65,7 +65,8 @@ void World::emit(Entity target, E&& event) {
         // The target's record is read again: its observers may have destroyed or reparented it.
         const EntityRecord& rec = entities_[target.index];
         const ComponentTypeID parent_id = component_id<Parent>();
-        if (rec.generation == target.generation && rec.archetype != nullptr && rec.archetype->mask.test(parent_id)) emit_up(frame);
+        if (rec.generation == target.generation && rec.archetype != nullptr && parent_id < ECS_MAX_COMPONENTS && rec.archetype->mask[parent_id])
+            emit_up(frame); // (Parent has no id when the ids ran out before it was registered)
     }
     entity_events_.end_emit(outermost);
 }
