@@ -430,6 +430,7 @@ struct PrefabAccess {
 
     /// One entity per child template of `prefab`, created with Parent{parent} in place (no migration),
     /// each followed by its own subtree; then `parent`'s Children lists them, after any it had.
+    template <typename = void> // compiled only where a prefab is instantiated
     static void build_children(World& world, Entity parent, const Prefab& prefab) {
         std::vector<Entity> made;
         made.reserve(prefab.children_.size());
@@ -621,6 +622,7 @@ struct InstantiateCommand {
  * Invalidates references into the target archetype. Complexity: O(component_count()) plus one
  * archetype lookup (a hash of the type set).
  */
+template <typename = void> // a template: its code is compiled only where a program instantiates a prefab
 inline Entity instantiate(World& world, const Prefab& prefab) {
     return detail::PrefabAccess::instantiate(world, prefab);
 }

@@ -320,6 +320,7 @@ inline FieldView runtime_field_views[ECS_MAX_RUNTIME_COMPONENTS];
 
 /// register_runtime_component's work, under the runtime lock. `refusal` receives the message of a
 /// refusal (reported by the caller once the lock is released).
+template <typename = void>
 inline ComponentTypeID register_runtime_locked(const char* name, const ComponentOps& ops, FieldView fields,
                                                const char*& refusal) {
     ComponentRegistry& registry = component_registry();
@@ -407,6 +408,7 @@ inline ComponentTypeID register_runtime_locked(const char* name, const Component
  *      types in all. A broken precondition is refused: asserts, returns INVALID_COMPONENT_ID.
  * Thread-safe.
  */
+template <typename = void>
 inline ComponentTypeID register_runtime_component(const char* name, const ComponentOps& ops, FieldView fields) {
     const char* problem = detail::runtime_ops_problem(name, ops);
     if (problem == nullptr) problem = detail::runtime_fields_problem(ops, fields);
@@ -423,6 +425,7 @@ inline ComponentTypeID register_runtime_component(const char* name, const Compon
 }
 
 /// @brief register_runtime_component without a field layout.
+template <typename = void>
 inline ComponentTypeID register_runtime_component(const char* name, const ComponentOps& ops) {
     return register_runtime_component(name, ops, FieldView{});
 }

@@ -62,6 +62,7 @@ namespace ecs {
  *      snapshot (before anything is written) and sets `out`'s failbit. Check `out` for write errors.
  * Complexity: O(entities + slots) plus the bytes of the components and resources.
  */
+template <class = void>
 inline void serialize(const World& world, std::ostream& out) {
     detail::write_snapshot(world, out, SNAPSHOT_FORMAT_VERSION);
 }
@@ -102,6 +103,7 @@ inline void serialize(const World& world, std::ostream& out) {
  *      replaced by the snapshot's on success.
  * Complexity: O(entities + slots) plus the bytes of the components and resources.
  */
+template <class = void>
 inline DeserializeResult deserialize(World& world, std::istream& in) {
     using detail::WorldAccess;
     DeserializeResult refused;
@@ -172,6 +174,7 @@ inline DeserializeResult deserialize(World& world, std::istream& in) {
  * @pre `world` is not iterating (refused: target_iterating). Complexity: O(snapshot) plus
  *      O(archetypes of the snapshot) lookups in `world`.
  */
+template <class = void>
 inline DeserializeResult deserialize(World& world, std::istream& in, LoadMode mode, EntityMap& map) {
     if (mode == LoadMode::replace) {
         DeserializeResult result = deserialize(world, in);
@@ -214,6 +217,7 @@ inline DeserializeResult deserialize(World& world, std::istream& in, LoadMode mo
  * Complexity: O(slots) for the stamps, O(rows of tracked types) for their ticks (archetypes and
  * columns with nothing newer skipped whole), plus the bytes written.
  */
+template <class = void>
 inline void serialize_changes(const World& world, uint32_t since, std::ostream& out) {
     if (!ECS_CHECK(detail::WorldAccess::graph(world).clock() != nullptr,
                    "serialize_changes: the world tracks no type (call track_changes<T>() first: its clock stamps the changes)")) {
@@ -252,6 +256,7 @@ inline void serialize_changes(const World& world, uint32_t since, std::ostream& 
  * default-constructible can be updated, but not added to an entity (refused).
  * @pre Not during iteration (refused); no deferred creation pending in `world` (refused).
  */
+template <class = void>
 inline DeserializeResult apply_changes(World& world, std::istream& in) {
     detail::ChangeApplier applier(world, in);
     DeserializeResult result = applier.run();

@@ -73,6 +73,7 @@ inline constexpr char CHANGE_MAGIC[4] = {'E', 'C', 'S', 'C'};
 inline constexpr size_t CHANGE_HEADER = 20; ///< magic, version, body length, header checksum
 
 /// The relationship type whose relation component (R itself) has id `relation`, or nullptr.
+template <class = void>
 inline const RelationTypeInfo* relation_type_of_relation(ComponentTypeID relation) {
     const RelationTypeInfo* found = nullptr;
     each_relation_type([&](const RelationTypeInfo& info) {
@@ -82,6 +83,7 @@ inline const RelationTypeInfo* relation_type_of_relation(ComponentTypeID relatio
 }
 
 /// Builds the body of a change stream (see the file comment).
+template <class = void>
 class ChangeWriter {
 public:
     ChangeWriter(const World& world, uint32_t since) : world_(world), since_(since) {
@@ -92,8 +94,8 @@ public:
     ~ChangeWriter() {
         if (values_.capacity() <= KEEP_BYTES) scratch() = std::move(values_); // else freed here
     }
-    ChangeWriter(const ChangeWriter&) = delete;
-    ChangeWriter& operator=(const ChangeWriter&) = delete;
+    ChangeWriter(const ChangeWriter<>&) = delete;
+    ChangeWriter<>& operator=(const ChangeWriter<>&) = delete;
 
     /// False (message set) when something cannot be written: an unregistered type.
     bool build() {
@@ -148,7 +150,7 @@ public:
 
     /// Writes the frame and the body to `out`.
     void write(std::ostream& out) const {
-        SectionBytes names;
+        SectionBytes<> names;
         names.u32(static_cast<uint32_t>(names_.size()));
         for (const std::string* n : names_) names.name(*n);
         const uint64_t body = head_.bytes.size() + names.bytes.size() + records_.bytes.size() + values_.size();
@@ -347,31 +349,32 @@ private:
 
     const World& world_;
     uint32_t since_;
-    SectionBytes head_, records_;    ///< the ticks; the slot table and slot records
+    SectionBytes<> head_, records_;    ///< the ticks; the slot table and slot records
     PodArray<unsigned char> values_; ///< the value groups (last in the body)
     std::vector<uint32_t> table_;                  ///< component id -> name index, NONE
     std::vector<const std::string*> names_;        ///< the name table
     std::vector<const ComponentRegistration*> regs_;
     uint32_t groups_ = 0; ///< value groups written
-    ByteSink sink_;
+    ByteSink<> sink_;
     std::string message_;
     bool failed_ = false; ///< a serialize function set failbit
 };
 
 /// One value read from a change stream, constructed in storage of its own until it is placed.
+template <class = void>
 class StagedValue {
 public:
     StagedValue(ComponentTypeID id, const ComponentColumn& ops) : id_(id), ops_(ops) {
         if (ops_.type_size != 0 && !ops_.is_tag)
             ptr_ = ::operator new(ops_.type_size, std::align_val_t(ops_.elem_align));
     }
-    StagedValue(StagedValue&& o) noexcept : id_(o.id_), ops_(o.ops_), ptr_(o.ptr_), live_(o.live_) {
+    StagedValue(StagedValue<>&& o) noexcept : id_(o.id_), ops_(o.ops_), ptr_(o.ptr_), live_(o.live_) {
         o.ptr_ = nullptr;
         o.live_ = false;
     }
-    StagedValue(const StagedValue&) = delete;
-    StagedValue& operator=(const StagedValue&) = delete;
-    StagedValue& operator=(StagedValue&&) = delete;
+    StagedValue(const StagedValue<>&) = delete;
+    StagedValue<>& operator=(const StagedValue<>&) = delete;
+    StagedValue<>& operator=(StagedValue<>&&) = delete;
     ~StagedValue() {
         if (live_) ops_.destroy_at(ptr_);
         if (ptr_ != nullptr) ::operator delete(ptr_, std::align_val_t(ops_.elem_align));
@@ -397,6 +400,7 @@ private:
 };
 
 /// Bounded little-endian reads over the body in memory; `at()` is the offset in the stream.
+template <class = void>
 class ChangeCursor {
 public:
     ChangeCursor(const unsigned char* p, size_t n, uint64_t base) noexcept : p_(p), end_(p + n), begin_(p), base_(base) {}
@@ -431,6 +435,7 @@ private:
  * @brief apply_changes: reads a whole change stream, checks it against the target world, then
  *        applies it (see the file comment). run() returns the outcome; on error nothing was changed.
  */
+template <class = void>
 class ChangeApplier {
 public:
     ChangeApplier(World& world, std::istream& in) : world_(world), in_(in) {}
@@ -502,7 +507,7 @@ private:
     }
 
     /// Reads one payload of type `id` into a staged value.
-    bool stage(ChangeCursor& c, uint32_t name, uint32_t& staged_at) {
+    bool stage(ChangeCursor<>& c, uint32_t name, uint32_t& staged_at) {
         const uint64_t at = c.at();
         uint32_t length = 0;
         const unsigned char* bytes = nullptr;
@@ -512,7 +517,7 @@ private:
         const ColumnFactory factory = column_factory(id);
         if (factory == nullptr) return fail(DeserializeError::unknown_component, at, "component " + reg->name + " has no storage");
         staged_.emplace_back(id, factory());
-        StagedValue& v = staged_.back();
+        StagedValue<>& v = staged_.back();
         staged_at = static_cast<uint32_t>(staged_.size() - 1);
         if (reg->element_size == 0 || v.tag()) {
             if (length != 0) return fail(DeserializeError::column_size_mismatch, at, "tag " + reg->name + " with a payload");
@@ -527,7 +532,7 @@ private:
             v.set_live();
             return true;
         }
-        MemoryStreamBuf view;
+        MemoryStreamBuf<> view;
         view.view(const_cast<char*>(reinterpret_cast<const char*>(bytes)), length);
         std::istream is(&view);
         reg->deserialize(is, v.get());
@@ -539,7 +544,7 @@ private:
     }
 
     bool parse() {
-        ChangeCursor c(reinterpret_cast<const unsigned char*>(body_.data()), size_t(body_size_), CHANGE_HEADER);
+        ChangeCursor<> c(reinterpret_cast<const unsigned char*>(body_.data()), size_t(body_size_), CHANGE_HEADER);
         uint32_t names = 0;
         if (!c.u32(since_) || !c.u32(until_) || !c.u32(names)) return truncated(c.at(), "missing ticks or name count");
         if (uint64_t(names) * 4 > c.left()) return truncated(c.at(), "name count exceeds the body");
@@ -585,7 +590,7 @@ private:
         return true;
     }
 
-    bool parse_slot(ChangeCursor& c) {
+    bool parse_slot(ChangeCursor<>& c) {
         const uint64_t at = c.at();
         SlotPlan s;
         uint8_t state = 0;
@@ -720,7 +725,7 @@ private:
         // Types a new component can be made of: copied, or default-constructed and then replaced.
         for (const SlotPlan& s : slots_)
             for (uint32_t k = s.comp_first; k < s.comp_first + s.comp_count; ++k) {
-                const StagedValue& v = staged_[comps_[k].staged];
+                const StagedValue<>& v = staged_[comps_[k].staged];
                 if (!v.tag() && is_sparse_id(v.id()) && v.ops().copy == nullptr &&
                     default_constructors[v.id()].load(std::memory_order_acquire) == nullptr)
                     return fail(DeserializeError::deserializer_failed, 0,
@@ -799,7 +804,7 @@ private:
     }
 
     /// Puts `v` into `e` (replacing its value, or adding the component).
-    void place(Entity e, StagedValue& v) {
+    void place(Entity e, StagedValue<>& v) {
         const ComponentTypeID id = v.id();
         if (!world_.alive(e)) return; // a hook destroyed it
         if (world_.has_raw(e, id)) {
@@ -881,7 +886,7 @@ private:
     uint32_t since_ = 0, until_ = 0, slot_count_ = 0, free_head_ = 0;
     std::vector<ComponentTypeID> ids_;                 ///< the name table, resolved
     std::vector<const ComponentRegistration*> regs_;
-    std::vector<StagedValue> staged_;
+    std::vector<StagedValue<>> staged_;
     std::vector<SlotPlan> slots_;
     std::vector<Comp> comps_;
     std::vector<Rel> rels_;

@@ -60,6 +60,7 @@ struct PendingRelation {
     std::vector<uint32_t> positions; ///< each source's place among its target's sources
 };
 /// What write_snapshot writes of the relationships: the types holding pairs, with their names.
+template <class = void>
 struct RelationSectionPlan {
     const World* world = nullptr;
     std::vector<std::pair<const RelationIndex*, const ComponentRegistration*>> items;
@@ -69,9 +70,11 @@ struct RelationSectionPlan {
 };
 
 /// The component name of HasRelation<R> in snapshots, from R's name.
+template <class = void>
 inline std::string relation_tag_name(const std::string& relation_name) { return "ecs::Related<" + relation_name + ">"; }
 
 /// Names the HasRelation tag of every relationship type whose R is registered.
+template <class = void>
 inline void sync_relation_tags() {
     each_relation_type([](const RelationTypeInfo& info) {
         const ComponentRegistration* named = component_registry().find(info.relation);
@@ -86,7 +89,8 @@ inline void sync_relation_tags() {
 }
 
 /// Collects the relationship types of `world` holding pairs; false (asserted) when one has no name.
-inline bool plan_relation_section(const World& world, RelationSectionPlan& plan) {
+template <class = void>
+inline bool plan_relation_section(const World& world, RelationSectionPlan<>& plan) {
     sync_relation_tags();
     plan.world = &world;
     plan.items.clear();
@@ -108,7 +112,8 @@ inline bool plan_relation_section(const World& world, RelationSectionPlan& plan)
 }
 
 /// Writes the "RELS" section of `plan` (nothing without pairs).
-inline void write_relation_section(const RelationSectionPlan& plan, SnapshotWriter& w) {
+template <class = void>
+inline void write_relation_section(const RelationSectionPlan<>& plan, SnapshotWriter<>& w) {
     if (plan.items.empty()) return;
     w.raw("RELS", 4); // an extension section: tag, payload length, payload
     w.u64(plan.payload);
@@ -141,7 +146,8 @@ inline void write_relation_section(const RelationSectionPlan& plan, SnapshotWrit
 
 
 /// Reads one relationship type's pairs (the payload's inner loop) into `out`, checked.
-inline bool read_relation_pairs(SnapshotReader& in, uint64_t end, const std::vector<uint8_t>& slot_states, uint8_t live_state,
+template <class = void>
+inline bool read_relation_pairs(SnapshotReader<>& in, uint64_t end, const std::vector<uint8_t>& slot_states, uint8_t live_state,
                                 const std::vector<uint32_t>& generations, std::vector<PendingRelation>& out,
                                 DeserializeResult& result) {
     const uint64_t name_at = in.offset();
@@ -236,7 +242,8 @@ inline bool read_relation_pairs(SnapshotReader& in, uint64_t end, const std::vec
 
 /// The payload of a "RELS" extension section (`bytes` long, the reader at its start): every
 /// relationship type's pairs. Read once per snapshot (the loader refuses a repeated section).
-inline bool read_relation_section(SnapshotReader& in, uint64_t bytes, const std::vector<uint8_t>& slot_states, uint8_t live_state,
+template <class = void>
+inline bool read_relation_section(SnapshotReader<>& in, uint64_t bytes, const std::vector<uint8_t>& slot_states, uint8_t live_state,
                                   const std::vector<uint32_t>& generations, std::vector<PendingRelation>& out,
                                   DeserializeResult& result) {
     const uint64_t section_at = in.offset();
@@ -256,6 +263,7 @@ inline bool read_relation_section(SnapshotReader& in, uint64_t bytes, const std:
 }
 
 /// Checks the HasRelation tags of the loaded archetypes against the pairs read.
+template <class = void>
 inline bool check_relation_tags(const std::vector<Archetype*>& filled, size_t slot_count,
                                 const std::vector<PendingRelation>& pending, DeserializeResult& result) {
     // Every HasRelation tag in the loaded archetypes belongs to a relationship type with pairs...
@@ -297,6 +305,7 @@ inline bool check_relation_tags(const std::vector<Archetype*>& filled, size_t sl
 }
 
 /// Installs the pairs read into the world's relationship indexes (SnapshotLoader::commit()).
+template <class = void>
 inline void install_relations(World& world, const std::vector<PendingRelation>& pending) {
     Relations& relations = WorldAccess::relations(world);
     for (const PendingRelation& p : pending)

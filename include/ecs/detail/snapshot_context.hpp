@@ -28,10 +28,11 @@ namespace detail {
  *        derives from it): the target world, the reader, the result so far, the slot table of the
  *        entity table, and the archetypes filled so far.
  */
+template <class = void>
 struct SnapshotLoadState {
-    SnapshotLoadState(World& world, SnapshotReader& reader) noexcept : world_(world), in_(reader) {}
-    SnapshotLoadState(const SnapshotLoadState&) = delete;
-    SnapshotLoadState& operator=(const SnapshotLoadState&) = delete;
+    SnapshotLoadState(World& world, SnapshotReader<>& reader) noexcept : world_(world), in_(reader) {}
+    SnapshotLoadState(const SnapshotLoadState<>&) = delete;
+    SnapshotLoadState<>& operator=(const SnapshotLoadState<>&) = delete;
 
     enum : uint8_t { SLOT_UNSEEN = 0, SLOT_LIVE = 1, SLOT_FREE = 2 };
 
@@ -61,7 +62,7 @@ struct SnapshotLoadState {
     };
 
     World& world_;
-    SnapshotReader& in_;
+    SnapshotReader<>& in_;
     DeserializeResult result_;
     uint32_t slot_count_ = 0;
     std::vector<uint8_t> slot_state_;   ///< SLOT_* per slot
@@ -77,6 +78,7 @@ struct SnapshotLoadState {
  *        them, and format 2 states the body's length before the body. Items are written back in the
  *        order they were added.
  */
+template <class = void>
 class PendingPayloads {
 public:
     /// Bytes serialized so far.
@@ -92,7 +94,7 @@ public:
         return sizes_.back();
     }
     /// Writes the next item: its byte length, then its bytes.
-    void write_next(SnapshotWriter& w) {
+    void write_next(SnapshotWriter<>& w) {
         const uint64_t bytes = sizes_[item_++];
         w.u64(bytes);
         w.raw(bytes_.data() + at_, bytes);
@@ -100,7 +102,7 @@ public:
     }
 
 private:
-    ByteSink bytes_;
+    ByteSink<> bytes_;
     std::ostream out_{&bytes_};
     std::vector<uint64_t> sizes_; ///< one length per column or resource, in the order the body lists them
     size_t at_ = 0;               ///< next unwritten byte of `bytes_`

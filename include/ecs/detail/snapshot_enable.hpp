@@ -44,6 +44,7 @@ inline void each_set(const DisabledBits& bits, size_t rows, Func&& fn) {
 }
 
 /// Ascending slots: a shell sort keeps <algorithm> out of every translation unit.
+template <class = void>
 inline void insertion_sort_slots(std::vector<uint32_t>& v) noexcept {
     size_t gap = 1;
     while (gap < v.size() / 3) gap = gap * 3 + 1;
@@ -58,7 +59,7 @@ inline void insertion_sort_slots(std::vector<uint32_t>& v) noexcept {
 
 /// Builds the "ENBL" payload in `enable` (`has_enable`: something is disabled).
 template <typename NameOf>
-void build_enable_section(const World& world, NameOf&& name_of, SectionBytes& enable, bool& has_enable) {
+void build_enable_section(const World& world, NameOf&& name_of, SectionBytes<>& enable, bool& has_enable) {
     std::vector<uint32_t> entities;
     std::vector<std::vector<uint32_t>> by_type; // by component id
     for (const Archetype* a : WorldAccess::archetypes(world)) {
@@ -101,7 +102,8 @@ void build_enable_section(const World& world, NameOf&& name_of, SectionBytes& en
 }
 
 /// "ENBL": disabled entities, then disabled components by type.
-inline bool read_enable_section(SnapshotLoadState& s) {
+template <class = void>
+inline bool read_enable_section(SnapshotLoadState<>& s) {
     uint64_t at = s.in_.offset();
     uint32_t count = 0;
     if (!s.in_.u32(count)) return s.truncated(at, "missing disabled entity count");

@@ -42,17 +42,21 @@ inline constexpr bool host_little_endian = false;
 static_assert(sizeof(Entity) == 8 && offsetof(Entity, index) == 0 && offsetof(Entity, generation) == 4,
               "serialization: Entity must be two packed uint32_t");
 
+template <class = void>
 inline void put_u32(unsigned char* p, uint32_t v) noexcept {
     for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }
+template <class = void>
 inline void put_u64(unsigned char* p, uint64_t v) noexcept {
     for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }
+template <class = void>
 inline uint32_t get_u32(const unsigned char* p) noexcept {
     uint32_t v = 0;
     for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
     return v;
 }
+template <class = void>
 inline uint64_t get_u64(const unsigned char* p) noexcept {
     uint64_t v = 0;
     for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
@@ -292,6 +296,7 @@ inline constexpr uint64_t MAX_STREAM_CHUNK = uint64_t(1) << 30;
 /// Little-endian writer over an ostream. Stream failures surface in the stream's state. Counts
 /// the bytes it writes and, while checksumming (format 2's body), folds them into a CRC-32C: in
 /// steps of 64 KiB, so a large column is checksummed while it is still in cache for the write.
+template <class = void>
 class SnapshotWriter {
 public:
     explicit SnapshotWriter(std::ostream& out) noexcept : out_(out) {}
@@ -366,6 +371,7 @@ private:
 
 /// Growable in-memory output buffer: collects one column written element by element, so the
 /// column's byte length can precede it without seeking the real stream.
+template <class = void>
 class ByteSink : public std::streambuf {
 public:
     void clear() noexcept { bytes_.clear(); }
@@ -388,6 +394,7 @@ private:
 
 /// Read-only view of bytes already in memory (used when the input stream cannot tell its size).
 /// Seekable, so the checksum pass of format 2 can go back to the body.
+template <class = void>
 class MemoryStreamBuf : public std::streambuf {
 public:
     void view(char* begin, size_t n) noexcept { setg(begin, begin, begin + n); }
@@ -411,6 +418,7 @@ protected:
  * column fails instead of desynchronising the rest of the snapshot. Reads ahead in small chunks,
  * never beyond the limit.
  */
+template <class = void>
 class LimitedStreamBuf : public std::streambuf {
 public:
     LimitedStreamBuf(std::streambuf* source, uint64_t limit) noexcept : source_(source), left_(limit) {}
@@ -443,15 +451,17 @@ private:
 
 /// The get area of any streambuf (the bytes it already holds in memory), read through pointers to
 /// its protected members: naming them through a derived class is what the language allows.
+template <class = void>
 struct GetArea : std::streambuf {
-    static const char* next(std::streambuf* sb) noexcept { return (sb->*&GetArea::gptr)(); }
-    static const char* end(std::streambuf* sb) noexcept { return (sb->*&GetArea::egptr)(); }
+    static const char* next(std::streambuf* sb) noexcept { return (sb->*&GetArea<>::gptr)(); }
+    static const char* end(std::streambuf* sb) noexcept { return (sb->*&GetArea<>::egptr)(); }
     /// Advances the read position by `n` bytes. @pre n <= end(sb) - next(sb).
-    static void skip(std::streambuf* sb, int n) noexcept { (sb->*&GetArea::gbump)(n); }
+    static void skip(std::streambuf* sb, int n) noexcept { (sb->*&GetArea<>::gbump)(n); }
 };
 
 /// Little-endian reader over a streambuf whose remaining size is known: every read is checked
 /// against it before anything is allocated for it.
+template <class = void>
 class SnapshotReader {
 public:
     SnapshotReader(std::streambuf* source, uint64_t remaining) noexcept : source_(source), remaining_(remaining) {}
@@ -531,10 +541,10 @@ public:
     /// Skips `n` bytes the source holds in memory (a BodyScan copied them); false, nothing skipped,
     /// when it does not hold them all.
     [[nodiscard]] bool skip_buffered(uint64_t n) {
-        if (n > remaining_ || n > uint64_t(GetArea::end(source_) - GetArea::next(source_))) return false;
+        if (n > remaining_ || n > uint64_t(GetArea<>::end(source_) - GetArea<>::next(source_))) return false;
         for (uint64_t left = n; left != 0;) {
             const uint64_t step = detail::min_of<uint64_t>(left, uint64_t(1) << 30);
-            GetArea::skip(source_, static_cast<int>(step));
+            GetArea<>::skip(source_, static_cast<int>(step));
             left -= step;
         }
         consumed(n);
@@ -568,6 +578,7 @@ private:
  * checksums the rest. Copies are bounded by the body's size. The loader validates everything as it
  * would without them and takes a copy only when it was taken at exactly the offset and length it reads.
  */
+template <class = void>
 class BodyScan {
 public:
     /// The rows of one archetype block, copied from `at` (offset in the body).
@@ -741,11 +752,12 @@ private:
  * grows with the data actually received. The first allocation is sized by in_avail(): bytes the
  * stream already holds in memory, so trusting it costs nothing a hostile input could inflate.
  */
+template <class = void>
 class SlurpedInput {
 public:
     SlurpedInput() = default;
-    SlurpedInput(const SlurpedInput&) = delete;
-    SlurpedInput& operator=(const SlurpedInput&) = delete;
+    SlurpedInput(const SlurpedInput<>&) = delete;
+    SlurpedInput<>& operator=(const SlurpedInput<>&) = delete;
     ~SlurpedInput() { delete[] bytes_; }
 
     void read_all(std::streambuf& sb) {
@@ -778,6 +790,7 @@ private:
 };
 
 /// Bytes between the current read position of `sb` and its end, when the buffer can seek.
+template <class = void>
 inline bool stream_remaining(std::streambuf& sb, uint64_t& remaining) {
     using Pos = std::streambuf::pos_type;
     const Pos invalid = Pos(std::streambuf::off_type(-1));
@@ -793,6 +806,7 @@ inline bool stream_remaining(std::streambuf& sb, uint64_t& remaining) {
 }
 
 /// A section payload under construction: little-endian integers appended to a byte string.
+template <class = void>
 struct SectionBytes {
     std::string bytes;
     void u32(uint32_t v) {

@@ -53,11 +53,12 @@ namespace detail {
  * destroyed once) and the columns of a half-built archetype are destroyed up to exactly the rows
  * constructed, so the world is left with no entities, as it was.
  */
-class SnapshotLoader : private SnapshotLoadState {
+template <class = void>
+class SnapshotLoader : private SnapshotLoadState<> {
 public:
-    SnapshotLoader(World& world, SnapshotReader& reader) noexcept : SnapshotLoadState(world, reader) {}
-    SnapshotLoader(const SnapshotLoader&) = delete;
-    SnapshotLoader& operator=(const SnapshotLoader&) = delete;
+    SnapshotLoader(World& world, SnapshotReader<>& reader) noexcept : SnapshotLoadState<>(world, reader) {}
+    SnapshotLoader(const SnapshotLoader<>&) = delete;
+    SnapshotLoader<>& operator=(const SnapshotLoader<>&) = delete;
     ~SnapshotLoader() {
         if (!committed_) roll_back();
     }
@@ -116,8 +117,8 @@ private:
         using Pos = std::streambuf::pos_type;
         std::streambuf* sb = in_.source();
         const uint64_t body_at = in_.offset();
-        const char* next = GetArea::next(sb);
-        if (uint64_t(GetArea::end(sb) - next) >= body_length_ + 4 && body_length_ + 4 > body_length_) {
+        const char* next = GetArea<>::next(sb);
+        if (uint64_t(GetArea<>::end(sb) - next) >= body_length_ + 4 && body_length_ + 4 > body_length_) {
             const unsigned char* body = reinterpret_cast<const unsigned char*>(next);
             const uint32_t stored = get_u32(body + body_length_);
             body_at_ = body_at;
@@ -314,7 +315,7 @@ private:
             return true;
         }
         if (bytes > in_.remaining()) return truncated(at, "column byte length exceeds the bytes left in the input");
-        LimitedStreamBuf limited(in_.source(), bytes);
+        LimitedStreamBuf<> limited(in_.source(), bytes);
         std::istream element_in(&limited);
         for (uint32_t r = 0; r < rows; ++r) {
             reg.deserialize(element_in, c.at(r));
@@ -469,7 +470,7 @@ private:
     std::vector<std::string> sections_seen_; ///< tags read so far: each section at most once
     uint32_t version_ = 0;
     uint64_t body_length_ = 0;            ///< format 2
-    BodyScan scan_;                       ///< format 2 in memory: the checksum pass's copies
+    BodyScan<> scan_;                       ///< format 2 in memory: the checksum pass's copies
     bool scanned_ = false;                ///< scan_ ran over the body, which starts at body_at_
     uint64_t body_at_ = 0;
     std::vector<PendingResource> resources_; ///< format 2, in snapshot order

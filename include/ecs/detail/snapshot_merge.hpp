@@ -95,11 +95,14 @@ private:
 namespace detail {
 
 /// `e` through `map`: the mapped handle, or INVALID_ENTITY for anything the snapshot did not hold.
+template <class = void>
 inline Entity remap_entity(const EntityMap& map, Entity e) noexcept { return map[e]; }
 
 /// Remaps every Entity inside the reflected object at `object` (fields, nested types, arrays).
+template <class = void>
 inline void remap_fields(FieldView view, unsigned char* object, const EntityMap& map) noexcept;
 
+template <class = void>
 inline void remap_field(const FieldInfo& f, unsigned char* at, const EntityMap& map) noexcept {
     switch (f.kind) {
     case FieldKind::entity: {
@@ -120,11 +123,13 @@ inline void remap_field(const FieldInfo& f, unsigned char* at, const EntityMap& 
     }
 }
 
+template <class>
 inline void remap_fields(FieldView view, unsigned char* object, const EntityMap& map) noexcept {
     for (const FieldInfo& f : view) remap_field(f, object + f.offset, map);
 }
 
 /// True when a value of type `id` may hold entity handles the merge remaps.
+template <class = void>
 inline bool holds_entities(FieldView view) noexcept {
     for (const FieldInfo& f : view) {
         if (f.kind == FieldKind::entity || f.element_kind == FieldKind::entity) return true;
@@ -134,6 +139,7 @@ inline bool holds_entities(FieldView view) noexcept {
 }
 
 /// Remaps the handles one value of type `id` holds (see the file comment).
+template <class = void>
 inline void remap_value(ComponentTypeID id, void* value, const EntityMap& map) {
     if (id == component_id<Parent>()) {
         Parent& p = *static_cast<Parent*>(value);
@@ -155,6 +161,7 @@ inline void remap_value(ComponentTypeID id, void* value, const EntityMap& map) {
 }
 
 /// True when values of type `id` need remap_value at all.
+template <class = void>
 inline bool needs_remap(ComponentTypeID id) {
     if (id == component_id<Parent>() || id == component_id<Children>()) return true;
     const FieldView view = fields(id);
@@ -167,6 +174,7 @@ inline bool needs_remap(ComponentTypeID id) {
  * @return false, touching nothing, when a name of `from` is taken in `into` (`result` says which).
  * @pre `from` and `into` are distinct and neither is iterating.
  */
+template <class = void>
 inline bool merge_world(World& from, World& into, EntityMap& map, DeserializeResult& result) {
     const NameIndex& names = WorldAccess::names(from);
     bool clash = false;

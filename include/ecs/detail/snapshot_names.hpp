@@ -34,10 +34,11 @@ struct PendingName {
 
 /// Appends the "NAME" section (tag, u64 length, payload) to `sections`; nothing when no entity of
 /// `world` has a name.
-inline void write_names_section(const World& world, ByteSink& sections) {
+template <class = void>
+inline void write_names_section(const World& world, ByteSink<>& sections) {
     if (WorldAccess::names(world).size() == 0) return;
-    ByteSink names;
-    const auto put32 = [](ByteSink& sink, uint32_t v) {
+    ByteSink<> names;
+    const auto put32 = [](ByteSink<>& sink, uint32_t v) {
         unsigned char b[4];
         put_u32(b, v);
         sink.sputn(reinterpret_cast<const char*>(b), 4);
@@ -57,7 +58,8 @@ inline void write_names_section(const World& world, ByteSink& sections) {
 
 /// "NAME": u32 count, then per name: u32 slot, u32 length, the bytes. Every name names a live
 /// slot, is non-empty, at most MAX_ENTITY_NAME_LENGTH bytes, and unique; a slot has one name.
-inline bool read_names_section(SnapshotLoadState& s, uint64_t length, std::vector<PendingName>& pending_names) {
+template <class = void>
+inline bool read_names_section(SnapshotLoadState<>& s, uint64_t length, std::vector<PendingName>& pending_names) {
     const uint64_t at = s.in_.offset();
     uint32_t count = 0;
     if (length < 4 || !s.in_.u32(count)) return s.fail(DeserializeError::bad_section, at, "names section too short");
@@ -68,7 +70,7 @@ inline bool read_names_section(SnapshotLoadState& s, uint64_t length, std::vecto
         const uint64_t item_at = s.in_.offset();
         uint32_t slot = 0, size = 0;
         if (!s.in_.u32(slot) || !s.in_.u32(size)) return s.truncated(item_at, "name entry cut short");
-        if (slot >= s.slot_count_ || s.slot_state_[slot] != SnapshotLoadState::SLOT_LIVE || named[slot])
+        if (slot >= s.slot_count_ || s.slot_state_[slot] != SnapshotLoadState<>::SLOT_LIVE || named[slot])
             return s.fail(DeserializeError::bad_section, item_at, "a name for a slot that is not live, or named twice");
         if (size == 0 || size > MAX_ENTITY_NAME_LENGTH || size > s.in_.remaining())
             return s.fail(DeserializeError::bad_section, item_at, "a name of bad length");

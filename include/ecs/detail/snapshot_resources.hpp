@@ -32,6 +32,7 @@ namespace detail {
 using SnapshotResources = std::vector<std::pair<const ResourceRegistration*, const void*>>;
 
 /// Collects the registered resources present in `world`, in registration order.
+template <class = void>
 inline void collect_resources(const World& world, SnapshotResources& resources) {
     for (const ResourceRegistration* reg : resource_registry().all())
         if (const void* value = reg->find(world)) resources.emplace_back(reg, value);
@@ -39,7 +40,8 @@ inline void collect_resources(const World& world, SnapshotResources& resources) 
 
 /// Adds the resource table's bytes to `body`, serializing into `pending` the values only functions
 /// can write. @return false when a serialize function set failbit.
-inline bool measure_resource_table(const SnapshotResources& resources, PendingPayloads& pending, uint64_t& body) {
+template <class = void>
+inline bool measure_resource_table(const SnapshotResources& resources, PendingPayloads<>& pending, uint64_t& body) {
     body += 4;
     for (const auto& item : resources) {
         const ResourceRegistration& reg = *item.first;
@@ -56,7 +58,8 @@ inline bool measure_resource_table(const SnapshotResources& resources, PendingPa
 }
 
 /// Writes the resource table (the values of types with functions come from `pending`, in order).
-inline void write_resource_table(SnapshotWriter& w, const SnapshotResources& resources, PendingPayloads& pending) {
+template <class = void>
+inline void write_resource_table(SnapshotWriter<>& w, const SnapshotResources& resources, PendingPayloads<>& pending) {
     w.u32(static_cast<uint32_t>(resources.size()));
     for (const auto& item : resources) {
         const ResourceRegistration& reg = *item.first;
@@ -80,7 +83,8 @@ struct PendingResource {
 };
 
 /// One entry of the resource table.
-inline bool read_resource(SnapshotLoadState& s, std::vector<PendingResource>& resources) {
+template <class = void>
+inline bool read_resource(SnapshotLoadState<>& s, std::vector<PendingResource>& resources) {
     const uint64_t name_at = s.in_.offset();
     uint32_t length = 0;
     if (!s.in_.u32(length)) return s.truncated(name_at, "missing resource name length");
@@ -118,7 +122,7 @@ inline bool read_resource(SnapshotLoadState& s, std::vector<PendingResource>& re
         pending.constructed = true;
         return true;
     }
-    LimitedStreamBuf limited(s.in_.source(), bytes);
+    LimitedStreamBuf<> limited(s.in_.source(), bytes);
     std::istream object_in(&limited);
     reg->deserialize(object_in, pending.storage);
     if (object_in.fail()) {
@@ -136,7 +140,8 @@ inline bool read_resource(SnapshotLoadState& s, std::vector<PendingResource>& re
 
 /// Format 2: the resource table. Each resource is constructed in storage of its own and moved
 /// into the world only by commit().
-inline bool read_resource_table(SnapshotLoadState& s, std::vector<PendingResource>& resources) {
+template <class = void>
+inline bool read_resource_table(SnapshotLoadState<>& s, std::vector<PendingResource>& resources) {
     const uint64_t table_at = s.in_.offset();
     uint32_t count = 0;
     if (!s.in_.u32(count)) return s.truncated(table_at, "missing resource count");

@@ -34,9 +34,10 @@ namespace ecs::detail {
  * @brief The sections of one snapshot, built from a world before the body is written (their byte
  *        lengths are part of the body's length, which precedes the body).
  */
+template <class = void>
 struct SnapshotSections {
-    SectionBytes sparse; ///< payload of "SPRS"; empty when no sparse component exists
-    SectionBytes enable; ///< payload of "ENBL"; empty when nothing is disabled
+    SectionBytes<> sparse; ///< payload of "SPRS"; empty when no sparse component exists
+    SectionBytes<> enable; ///< payload of "ENBL"; empty when nothing is disabled
     bool has_sparse = false;
     bool has_enable = false;
 
@@ -59,13 +60,13 @@ struct SnapshotSections {
     [[nodiscard]] uint64_t bytes() const noexcept {
         return (has_sparse ? 12 + sparse.bytes.size() : 0) + (has_enable ? 12 + enable.bytes.size() : 0);
     }
-    void write(SnapshotWriter& w) const {
+    void write(SnapshotWriter<>& w) const {
         if (has_sparse) write_one(w, SECTION_SPARSE, sparse);
         if (has_enable) write_one(w, SECTION_ENABLE, enable);
     }
 
 private:
-    static void write_one(SnapshotWriter& w, uint32_t tag, const SectionBytes& payload) {
+    static void write_one(SnapshotWriter<>& w, uint32_t tag, const SectionBytes<>& payload) {
         w.u32(tag);
         w.u64(payload.bytes.size());
         w.raw(payload.bytes.data(), payload.bytes.size());

@@ -39,7 +39,7 @@ inline constexpr uint32_t SECTION_SPARSE = 0x53525053u; // "SPRS"
 /// Builds the "SPRS" payload in `sparse` (`has_sparse`: some sparse component exists).
 /// @return false when a serialize function set failbit.
 template <typename RegistrationOf>
-bool build_sparse_section(const World& world, RegistrationOf& registration_of, SectionBytes& sparse, bool& has_sparse) {
+bool build_sparse_section(const World& world, RegistrationOf& registration_of, SectionBytes<>& sparse, bool& has_sparse) {
     const SparseRoom* room = WorldAccess::sparse(world);
     if (room == nullptr) return true;
     uint32_t types = 0;
@@ -47,7 +47,7 @@ bool build_sparse_section(const World& world, RegistrationOf& registration_of, S
     if (types == 0) return true;
     has_sparse = true;
     sparse.u32(types);
-    ByteSink values;
+    ByteSink<> values;
     std::ostream values_out(&values);
     for (const ComponentTypeID id : room->ids()) {
         const SparseSet& set = room->member(id);
@@ -71,7 +71,8 @@ bool build_sparse_section(const World& world, RegistrationOf& registration_of, S
 }
 
 /// One type of the "SPRS" section: its name, element size, members and values.
-inline bool read_sparse_type(SnapshotLoadState& s) {
+template <class = void>
+inline bool read_sparse_type(SnapshotLoadState<>& s) {
     const uint64_t name_at = s.in_.offset();
     uint32_t length = 0;
     if (!s.in_.u32(length)) return s.truncated(name_at, "missing component name length");
@@ -135,7 +136,7 @@ inline bool read_sparse_type(SnapshotLoadState& s) {
         }
         return true;
     }
-    LimitedStreamBuf limited(s.in_.source(), bytes);
+    LimitedStreamBuf<> limited(s.in_.source(), bytes);
     std::istream element_in(&limited);
     for (uint32_t i = 0; i < count; ++i) {
         void* storage = set.insert(members[i]);
@@ -156,7 +157,8 @@ inline bool read_sparse_type(SnapshotLoadState& s) {
 
 /// "SPRS": the sparse components, constructed straight into the world's sets (roll_back empties
 /// them: the world had no live entity, so its sets had no member).
-inline bool read_sparse_section(SnapshotLoadState& s) {
+template <class = void>
+inline bool read_sparse_section(SnapshotLoadState<>& s) {
     uint64_t at = s.in_.offset();
     uint32_t types = 0;
     if (!s.in_.u32(types)) return s.truncated(at, "missing sparse type count");

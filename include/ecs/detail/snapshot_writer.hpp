@@ -44,13 +44,14 @@ namespace detail {
  * @brief One snapshot being written, step by step: the plan (what the body holds and its length),
  *        then the bytes. write_snapshot calls the steps in order and stops at the first that fails.
  */
+template <class = void>
 class SnapshotBodyWriter {
 public:
     SnapshotBodyWriter(const World& world, std::ostream& out, uint32_t version)
         : world_(world), out_(out), version_(version), archetypes_(WorldAccess::archetypes(world)),
           records_(WorldAccess::records(world)) {}
-    SnapshotBodyWriter(const SnapshotBodyWriter&) = delete;
-    SnapshotBodyWriter& operator=(const SnapshotBodyWriter&) = delete;
+    SnapshotBodyWriter(const SnapshotBodyWriter<>&) = delete;
+    SnapshotBodyWriter<>& operator=(const SnapshotBodyWriter<>&) = delete;
 
     /// Slots reserved for deferred creations are written as freed (generation bumped) at the bottom
     /// of the free list: the queue that would create them is not part of a snapshot.
@@ -221,15 +222,15 @@ private:
     const OwnedArray<Archetype>& archetypes_;
     const PodArray<EntityRecord>& records_;
     std::vector<uint32_t> free_list_;
-    RelationSectionPlan relation_plan_;
+    RelationSectionPlan<> relation_plan_;
     std::vector<const ComponentRegistration*> registrations_; ///< per block, per component, in body order
     uint32_t blocks_ = 0;                                     ///< non-empty archetypes
     SnapshotResources resources_;                             ///< registered and present
-    SnapshotSections extra_sections_;                         ///< "SPRS" / "ENBL"
-    PendingPayloads pending_;
+    SnapshotSections<> extra_sections_;                         ///< "SPRS" / "ENBL"
+    PendingPayloads<> pending_;
     uint64_t body_ = 8; ///< the body's length: archetype count, slot count, ...
-    ByteSink names_section_;
-    SnapshotWriter w_{out_};
+    ByteSink<> names_section_;
+    SnapshotWriter<> w_{out_};
 };
 
 /**
@@ -237,8 +238,9 @@ private:
  * wrote: no frame, no checksum, no resources; kept so tests, benchmarks and tools can produce
  * version 1 input).
  */
+template <class = void>
 inline void write_snapshot(const World& world, std::ostream& out, uint32_t version) {
-    SnapshotBodyWriter writer(world, out, version);
+    SnapshotBodyWriter<> writer(world, out, version);
     writer.collect_free_list();
     if (!writer.plan_relations() || !writer.resolve_registrations() || !writer.collect_resources_and_sections() ||
         !writer.measure_archetypes() || !writer.measure_trailer()) {
