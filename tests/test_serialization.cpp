@@ -684,6 +684,41 @@ TEST_CASE("serialization: round trip preserves entities, values, generations and
     REQUIRE(SerCounted::bad_destroys == 0);
 }
 
+TEST_CASE("serialization: the snapshot functions convert to plain function pointers", "[serialization]") {
+    // serialize / deserialize / serialize_changes / apply_changes are function templates with a
+    // defaulted parameter (their code is compiled only where used); a pointer of the spec's type
+    // still binds to them, and calls through it do what direct calls do.
+    void (*write)(const ecs::World&, std::ostream&) = ecs::serialize;
+    ecs::DeserializeResult (*read)(ecs::World&, std::istream&) = ecs::deserialize;
+    void (*write_changes)(const ecs::World&, uint32_t, std::ostream&) = ecs::serialize_changes;
+    ecs::DeserializeResult (*read_changes)(ecs::World&, std::istream&) = ecs::apply_changes;
+    register_all();
+    RichWorld rw;
+    fill_rich(rw, 20);
+    std::stringstream through_pointer;
+    write(rw.world, through_pointer);
+    REQUIRE(through_pointer.str() == snapshot_of(rw.world));
+    ecs::World copy;
+    const ecs::DeserializeResult r = read(copy, through_pointer);
+    INFO(r.message);
+    REQUIRE(r);
+    REQUIRE(copy.count() == rw.world.count());
+
+    ecs::World sender;
+    sender.track_changes<SerPos>();
+    const ecs::Entity e = sender.create_with(SerPos{1, 2, 3});
+    ecs::World replica;
+    replica.copy_from(sender);
+    const uint32_t since = replica.change_tick();
+    sender.get<SerPos>(e).x = 5;
+    std::stringstream delta;
+    write_changes(sender, since, delta);
+    const ecs::DeserializeResult applied = read_changes(replica, delta);
+    INFO(applied.message);
+    REQUIRE(applied);
+    REQUIRE(replica.get<SerPos>(e).x == 5);
+}
+
 TEST_CASE("serialization: trivially copyable components round trip at scale", "[serialization]") {
     register_all();
     ecs::World a;
