@@ -10,11 +10,21 @@
 
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace {
 struct Pos {
     float x, y;
 };
+struct Hit {
+    int damage;
+};
+template <size_t N>
+struct Filler {};
+template <size_t... Ns>
+void take_ids(std::index_sequence<Ns...>) {
+    ((void)ecs::component_id<Filler<Ns>>(), ...);
+}
 int calls = 0;
 const char* last = "";
 void handler(const char* message) {
@@ -36,5 +46,14 @@ int main() {
     const bool ok =
         calls == 2 && refused_inside == 1 && std::strstr(last, "World::create") == last && w.alive(e) && w.count() == 1;
     std::printf("refusal handler under NDEBUG: %d calls, last \"%s\": %s\n", calls, last, ok ? "ok" : "FAILED");
-    return ok ? 0 : 1;
+
+    // Every component id is taken before ecs::Parent asks for one: emit must not climb (no entity can
+    // hold Parent), nor test a bit past the mask, and the observer still runs once.
+    take_ids(std::make_index_sequence<ECS_MAX_COMPONENTS>{});
+    int hits = 0;
+    w.observe<Hit>(e, [&](ecs::World&, ecs::Entity, Hit& h, ecs::Propagation&) { hits += h.damage; });
+    w.emit(e, Hit{3});
+    const bool emit_ok = hits == 3 && ecs::component_id<ecs::Parent>() >= ECS_MAX_COMPONENTS;
+    std::printf("emit with Parent's id past ECS_MAX_COMPONENTS: %s\n", emit_ok ? "ok" : "FAILED");
+    return ok && emit_ok ? 0 : 1;
 }

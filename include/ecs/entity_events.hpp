@@ -42,9 +42,9 @@ class Propagation {
 public:
     explicit Propagation(Entity origin) noexcept : origin_(origin) {}
     /// @brief No ancestor further up sees the event (the current entity's other observers still do).
-    void stop() noexcept { stopped_ = true; }
+    void stop() noexcept { stopped_ = 1; }
     /// @brief True once stop() was called.
-    [[nodiscard]] bool stopped() const noexcept { return stopped_; }
+    [[nodiscard]] bool stopped() const noexcept { return stopped_ != 0; }
     /// @brief The entity the event was emitted to (observers receive the current one as `target`).
     [[nodiscard]] Entity origin() const noexcept { return origin_; }
     /// @brief Levels above the origin: 0 at the origin, 1 at its parent, ...
@@ -55,7 +55,7 @@ public:
 private:
     Entity origin_;
     uint32_t depth_ = 0;
-    bool stopped_ = false;
+    uint32_t stopped_ = 0; // a word, not a bool: one 8-byte store initialises it with depth_
 };
 
 namespace detail {
@@ -64,12 +64,16 @@ namespace detail {
 /// so the dispatch loop keeps few values live across the (opaque) observer call and reloads the
 /// rest from here.
 struct EmitFrame {
+    /// `key` is left unset: dispatch sets it before every walk.
+    EmitFrame(World& w, void* ev, Entity target, ComponentTypeID t) noexcept
+        : world(w), event(ev), propagation(target), current(target), type(t) {}
+
     World& world;
     void* event;
     Propagation propagation;
     Entity current;       ///< the entity whose observers run now
-    uint64_t key = 0;     ///< what a matching entry's key is at this level (set by dispatch)
     ComponentTypeID type; ///< detail::event_type_id of the event
+    uint64_t key;         ///< what a matching entry's key is at this level (set by dispatch)
 };
 
 /**
@@ -115,7 +119,7 @@ public:
     EntityEvents() : serial_(next_observers_serial.fetch_add(1, std::memory_order_relaxed)) {}
     EntityEvents(EntityEvents&& other) noexcept
         : by_slot_(std::move(other.by_slot_)), global_(std::move(other.global_)), pending_(std::move(other.pending_)), live_(other.live_),
-          global_live_(other.global_live_), last_id_(other.last_id_), emitting_(other.emitting_), maintenance_(other.maintenance_), serial_(other.serial_) {
+          global_live_(other.global_live_), last_id_(other.last_id_), up_id_(other.up_id_), emitting_(other.emitting_), maintenance_(other.maintenance_), serial_(other.serial_) {
         other.live_ = 0;
         other.global_live_ = 0;
     }
@@ -128,6 +132,7 @@ public:
             live_ = other.live_;
             global_live_ = other.global_live_;
             last_id_ = other.last_id_;
+            up_id_ = other.up_id_;
             emitting_ = other.emitting_;
             maintenance_ = other.maintenance_;
             serial_ = other.serial_;
@@ -142,6 +147,11 @@ public:
 
     /// True when any observer is registered (the one branch destroy takes when there is none).
     [[nodiscard]] bool any() const noexcept { return live_ != 0; }
+
+    /// The component id emit tests on each level to climb (Parent's; set by World::observe). Any
+    /// valid id when Parent has none: emit_up checks again before it climbs.
+    [[nodiscard]] ComponentTypeID up_id() const noexcept { return up_id_; }
+    void set_up_id(ComponentTypeID id) noexcept { up_id_ = id < ECS_MAX_COMPONENTS ? id : 0; }
 
     /// Registers `fn` for events of type `type` (detail::event_type_id) on `e`, or on any entity when `e` is INVALID_ENTITY.
     template <typename F>
@@ -170,10 +180,11 @@ public:
      * Runs the observers of `frame.type` registered on `frame.current`, then those of any entity,
      * each with `frame.current` as the current entity. Only between begin_emit and end_emit.
      */
-    ECS_FORCEINLINE void dispatch(EmitFrame& frame) {
-        const uint32_t slot = frame.current.index;
+    ECS_FORCEINLINE void dispatch(EmitFrame& frame) { dispatch(frame, frame.current); }
+    ECS_FORCEINLINE void dispatch(EmitFrame& frame, Entity current) {
+        const uint32_t slot = current.index;
         if (slot < by_slot_.size() && by_slot_[slot] != nullptr) {
-            frame.key = Entry::key_of(frame.type, frame.current.generation);
+            frame.key = Entry::key_of(frame.type, current.generation);
             run(by_slot_[slot], frame);
         }
         if (global_live_ != 0 && frame.type < global_.size() && global_[frame.type] != nullptr) {
@@ -308,6 +319,7 @@ private:
     size_t live_ = 0;
     size_t global_live_ = 0; ///< live observers of any entity (dispatch skips global_ while 0)
     uint32_t last_id_ = 0;
+    ComponentTypeID up_id_ = 0;
     bool emitting_ = false;    ///< an emit runs (begin_emit .. end_emit)
     bool maintenance_ = false; ///< observers were removed, or added during an emit, since the last maintain()
     uint32_t serial_ = 0;

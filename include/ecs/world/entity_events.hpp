@@ -42,12 +42,14 @@ template <typename E, typename F>
 ObserverId World::observe(Entity target, F&& fn) {
     using T = detail::bare_t<E>;
     if (!ECS_CHECK(alive(target), "World::observe: entity is not alive")) return ObserverId{};
+    entity_events_.set_up_id(component_id<Parent>());
     return entity_events_.add(target, detail::event_type_id<T>(), detail::entity_observer<T>(std::forward<F>(fn)));
 }
 
 template <typename E, typename F>
 ObserverId World::observe(F&& fn) {
     using T = detail::bare_t<E>;
+    entity_events_.set_up_id(component_id<Parent>());
     return entity_events_.add(INVALID_ENTITY, detail::event_type_id<T>(), detail::entity_observer<T>(std::forward<F>(fn)));
 }
 
@@ -58,15 +60,15 @@ void World::emit(Entity target, E&& event) {
     if (!ECS_CHECK(!iterating(), "World::emit: called during iteration (use a CommandBuffer: cb.emit(e, ev))")) return;
     if (!entity_events_.any() || !alive(target)) return;
     T ev(std::forward<E>(event));
-    detail::EmitFrame frame{*this, &ev, Propagation(target), target, 0, detail::event_type_id<T>()};
+    detail::EmitFrame frame(*this, &ev, target, detail::event_type_id<T>());
     const bool outermost = entity_events_.begin_emit();
-    entity_events_.dispatch(frame);
+    entity_events_.dispatch(frame, target);
     if (!frame.propagation.stopped()) {
         // The target's record is read again: its observers may have destroyed or reparented it.
         const EntityRecord& rec = entities_[target.index];
-        const ComponentTypeID parent_id = component_id<Parent>();
-        if (rec.generation == target.generation && rec.archetype != nullptr && parent_id < ECS_MAX_COMPONENTS && rec.archetype->mask[parent_id])
-            emit_up(frame); // (Parent has no id when the ids ran out before it was registered)
+        // up_id() is Parent's id, cached by observe() (any valid id if Parent has none: emit_up checks again).
+        if (rec.generation == target.generation && rec.archetype != nullptr && rec.archetype->mask[entity_events_.up_id()])
+            emit_up(frame);
     }
     entity_events_.end_emit(outermost);
 }
@@ -76,6 +78,7 @@ void World::emit(Entity target, E&& event) {
 /// observers ran: they may have destroyed it, reparented it or removed its Parent.
 ECS_NOINLINE inline void World::emit_up(detail::EmitFrame& frame) {
     const ComponentTypeID parent_id = component_id<Parent>();
+    if (parent_id >= ECS_MAX_COMPONENTS) return; // the ids ran out before Parent took one: no entity has it
     Propagation& p = frame.propagation;
     for (;;) {
         const Entity current = frame.current;
