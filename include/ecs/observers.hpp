@@ -12,6 +12,9 @@
  * heap and are freed only when no dispatch runs (compaction), so a hook may disconnect itself or
  * others, or register new ones, while it runs: a dead hook is skipped, the others keep their order.
  *
+ * The dispatch functions are templates reached through one pointer that the first registration
+ * sets (`Dispatch`), so a file that registers no observer does not compile them.
+ *
  * Thread-safety: registration and dispatch need exclusive access to the world.
  */
 #pragma once
@@ -69,14 +72,21 @@ public:
         return [f = std::move(fn)](World& w, Entity e, void* p) { f(w, e, *static_cast<T*>(p)); };
     }
 
+    // Registration is a template (a defaulted parameter) and arms the dispatch (arm()): the code that
+    // runs observers is compiled only in files that register one (see `Dispatch`).
+    template <typename = void>
     ObserverId add_on_add(ComponentTypeID id, ErasedHook&& fn) { return add_hook(add_, add_mask_, kinds_.add, id, std::move(fn)); }
+    template <typename = void>
     ObserverId add_on_remove(ComponentTypeID id, ErasedHook&& fn) {
         return add_hook(remove_, remove_mask_, kinds_.remove, id, std::move(fn));
     }
+    template <typename = void>
     ObserverId add_on_set(ComponentTypeID id, ErasedHook&& fn) { return add_hook(set_, set_mask_, kinds_.set, id, std::move(fn)); }
     /// A query observer over `include` / `exclude`; `enter` picks on_enter (else on_leave).
+    template <typename = void>
     ObserverId add_query_observer(bool enter, const ComponentMask& include, const ComponentMask& exclude, bool impossible,
                                   EntityHook&& fn) {
+        arm();
         auto hook = make_box<QueryHook>();
         hook->include = include;
         hook->exclude = exclude;
@@ -147,14 +157,16 @@ public:
     [[nodiscard]] bool has_add(ComponentTypeID id) const noexcept { return id < ECS_MAX_COMPONENTS && add_mask_.test(id); }
     [[nodiscard]] bool has_set(ComponentTypeID id) const noexcept { return id < ECS_MAX_COMPONENTS && set_mask_.test(id); }
 
+    // The dispatch below goes through `dispatch_`, set when the first observer was registered: a bit
+    // of a mask or a kind flag is set only by a registration, so it is never null where it is called.
     void fire_on_add(World& w, EntityLookup index, Entity e, ComponentTypeID id) {
-        if (add_mask_.test(id)) fire(add_, w, index, e, id);
+        if (add_mask_.test(id)) dispatch_->hooks(*this, add_, w, index, e, id);
     }
     void fire_on_remove(World& w, EntityLookup index, Entity e, ComponentTypeID id) {
-        if (remove_mask_.test(id)) fire(remove_, w, index, e, id);
+        if (remove_mask_.test(id)) dispatch_->hooks(*this, remove_, w, index, e, id);
     }
     void fire_on_set(World& w, EntityLookup index, Entity e, ComponentTypeID id) {
-        if (set_mask_.test(id)) fire(set_, w, index, e, id);
+        if (set_mask_.test(id)) dispatch_->hooks(*this, set_, w, index, e, id);
     }
 
     /**
@@ -166,28 +178,14 @@ public:
      * says `before` already is what queries saw.
      */
     void fire_enter(World& w, EntityLookup index, Entity e, const ComponentMask* before, bool exact = false) {
-        DispatchScope scope(*this);
-        for (size_t i = 0; i < enter_.size(); ++i) {
-            QueryHook& h = *enter_[i];
-            if (!h.alive) continue;
-            if (!index.alive(e)) return;
-            if (!h.transition(index.archetype(index[e.index]), index[e.index].row, e.index, sparse_, before, exact)) continue;
-            h.fn(w, e);
-        }
+        dispatch_->queries(*this, enter_, w, index, e, before, exact);
     }
     /**
      * Runs the on_leave observers that match `e`'s archetype and will not match `after` (nullptr: the
      * entity is destroyed), while its components are still readable. Enable bits as in fire_enter.
      */
     void fire_leave(World& w, EntityLookup index, Entity e, const ComponentMask* after, bool exact = false) {
-        DispatchScope scope(*this);
-        for (size_t i = 0; i < leave_.size(); ++i) {
-            QueryHook& h = *leave_[i];
-            if (!h.alive) continue;
-            if (!index.alive(e)) return;
-            if (!h.transition(index.archetype(index[e.index]), index[e.index].row, e.index, sparse_, after, exact)) continue;
-            h.fn(w, e);
-        }
+        dispatch_->queries(*this, leave_, w, index, e, after, exact);
     }
 
     /**
@@ -195,34 +193,7 @@ public:
      * hook destroyed it. @return false when `e` is already being destroyed further up the stack (a
      * hook destroyed it again: that nested destroy must do nothing).
      */
-    bool fire_all_on_remove(World& w, EntityLookup index, Entity e) {
-        if (detail::find_value(dying_.begin(), dying_.end(), e.index) != dying_.end()) return false;
-        dying_.push_back(e.index);
-        struct Unmark { // also when a hook throws
-            detail::PodArray<uint32_t>& dying;
-            uint32_t slot;
-            ~Unmark() {
-                uint32_t* at = detail::find_value(dying.begin(), dying.end(), slot);
-                for (uint32_t* next = at + 1; next != dying.end(); ++next) next[-1] = *next;
-                dying.pop_back();
-            }
-        } unmark{dying_, e.index};
-        const Archetype* arch = &index.archetype(index[e.index]);
-        for (size_t i = 0; i < arch->types.size(); ++i) {
-            const ComponentTypeID id = arch->types[i];
-            if (!remove_mask_.test(id)) continue;
-            fire(remove_, w, index, e, id); // `arch` stays valid: archetypes are never freed
-            if (!index.alive(e)) return true;
-        }
-        if (sparse_ != nullptr) // then the sparse components, in id order
-            for (size_t i = 0; i < sparse_->ids().size(); ++i) {
-                const ComponentTypeID id = sparse_->ids()[i];
-                if (!remove_mask_.test(id) || !sparse_->member(id).contains(e.index)) continue;
-                fire(remove_, w, index, e, id);
-                if (!index.alive(e)) return true;
-            }
-        return true;
-    }
+    bool fire_all_on_remove(World& w, EntityLookup index, Entity e) { return dispatch_->remove_all(*this, w, index, e); }
 
     /// True while `e`'s destroy runs its hooks further up the stack.
     [[nodiscard]] bool dying(Entity e) const noexcept {
@@ -275,7 +246,9 @@ private:
         Observers& self;
     };
 
+    template <typename = void>
     ObserverId add_hook(HookTable& table, ComponentMask& mask, bool& any, ComponentTypeID id, ErasedHook&& fn) {
+        arm();
         if (id >= table.size()) table.resize(size_t(id) + 1);
         auto hook = make_box<Hook>();
         hook->fn = std::move(fn);
@@ -335,8 +308,9 @@ private:
     /// Runs the live hooks of `id` on `e`, re-reading the record before each one: a hook may move rows
     /// of this archetype or grow its block, or register hooks (the table may grow: index it anew).
     /// Stops when `e` no longer has the component.
-    ECS_NOINLINE void fire(HookTable& hooks, World& w, EntityLookup index, Entity e, ComponentTypeID id) {
-        DispatchScope scope(*this);
+    template <typename = void>
+    static void fire_hooks(Observers& self, HookTable& hooks, World& w, EntityLookup index, Entity e, ComponentTypeID id) {
+        DispatchScope scope(self);
         for (size_t i = 0; i < hooks[id].size(); ++i) {
             Hook& h = *hooks[id][i];
             if (!h.alive) continue;
@@ -345,10 +319,73 @@ private:
             void* value = nullptr;
             Archetype& a = index.archetype(r);
             if (a.has(id)) value = a.column(id).at(r.row);
-            else if (sparse_ != nullptr && sparse_->set(id) != nullptr) value = sparse_->set(id)->find(e.index);
+            else if (self.sparse_ != nullptr && self.sparse_->set(id) != nullptr) value = self.sparse_->set(id)->find(e.index);
             if (value == nullptr) return;
             h.fn(w, e, value);
         }
+    }
+
+    /// Runs the observers of `list` (enter_ or leave_) whose query `e` enters or leaves (see fire_enter,
+    /// fire_leave), re-reading the record before each; stops when `e` dies.
+    template <typename = void>
+    static void fire_queries(Observers& self, std::vector<Box<QueryHook>>& list, World& w, EntityLookup index, Entity e,
+                             const ComponentMask* other, bool exact) {
+        DispatchScope scope(self);
+        for (size_t i = 0; i < list.size(); ++i) {
+            QueryHook& h = *list[i];
+            if (!h.alive) continue;
+            if (!index.alive(e)) return;
+            if (!h.transition(index.archetype(index[e.index]), index[e.index].row, e.index, self.sparse_, other, exact)) continue;
+            h.fn(w, e);
+        }
+    }
+
+    /// fire_all_on_remove's work (see there).
+    template <typename = void>
+    static bool fire_remove_all(Observers& self, World& w, EntityLookup index, Entity e) {
+        if (detail::find_value(self.dying_.begin(), self.dying_.end(), e.index) != self.dying_.end()) return false;
+        self.dying_.push_back(e.index);
+        struct Unmark { // also when a hook throws
+            detail::PodArray<uint32_t>& dying;
+            uint32_t slot;
+            ~Unmark() {
+                uint32_t* at = detail::find_value(dying.begin(), dying.end(), slot);
+                for (uint32_t* next = at + 1; next != dying.end(); ++next) next[-1] = *next;
+                dying.pop_back();
+            }
+        } unmark{self.dying_, e.index};
+        const Archetype* arch = &index.archetype(index[e.index]);
+        for (size_t i = 0; i < arch->types.size(); ++i) {
+            const ComponentTypeID id = arch->types[i];
+            if (!self.remove_mask_.test(id)) continue;
+            fire_hooks(self, self.remove_, w, index, e, id); // `arch` stays valid: archetypes are never freed
+            if (!index.alive(e)) return true;
+        }
+        if (self.sparse_ != nullptr) // then the sparse components, in id order
+            for (size_t i = 0; i < self.sparse_->ids().size(); ++i) {
+                const ComponentTypeID id = self.sparse_->ids()[i];
+                if (!self.remove_mask_.test(id) || !self.sparse_->member(id).contains(e.index)) continue;
+                fire_hooks(self, self.remove_, w, index, e, id);
+                if (!index.alive(e)) return true;
+            }
+        return true;
+    }
+
+    /**
+     * The dispatch code, reached through one pointer: a structural change calls it only when a mask
+     * or a flag says an observer exists, and only a registration sets those, after arm(). So the
+     * functions it names are instantiated only where a program registers an observer, not in every
+     * file that creates entities (compile cost: bench/README, "Compile time").
+     */
+    struct Dispatch {
+        void (*hooks)(Observers&, HookTable&, World&, EntityLookup, Entity, ComponentTypeID);
+        void (*queries)(Observers&, std::vector<Box<QueryHook>>&, World&, EntityLookup, Entity, const ComponentMask*, bool);
+        bool (*remove_all)(Observers&, World&, EntityLookup, Entity);
+    };
+    template <typename = void>
+    void arm() noexcept {
+        static constexpr Dispatch table{&fire_hooks<>, &fire_queries<>, &fire_remove_all<>};
+        dispatch_ = &table;
     }
 
     HookTable add_;
@@ -372,6 +409,7 @@ private:
     uint32_t serial_ = next_observers_serial.fetch_add(1, std::memory_order_relaxed); ///< see ObserverId::world
     PodArray<uint32_t> dying_; ///< slots whose on_remove hooks are running (nested destroys)
     SparseRoom* sparse_ = nullptr; ///< the world's sparse sets (owned by its archetype graph)
+    const Dispatch* dispatch_ = nullptr; ///< set by the first registration (arm)
 };
 
 } // namespace detail
