@@ -24,12 +24,16 @@ namespace ecs {
 inline Entity World::create() {
     if (!ECS_CHECK(!iterating(), "World::create: structural change during iteration (use deferred())"))
         return INVALID_ENTITY;
-    if (ECS_LIKELY(!observers_.any())) { // commit()'s no-observer branch, with the one stamp place() makes
-        Archetype& empty = *graph_.empty_archetype();
-        const Entity e = entities_.allocate();
-        entities_.place(e.index, &empty, empty.push_entity(e));
-        return e;
-    }
+    if (ECS_UNLIKELY(observers_.any())) return create_observed();
+    // commit()'s no-observer branch, with the one stamp place() makes
+    Archetype& empty = *graph_.empty_archetype();
+    const Entity e = entities_.allocate();
+    entities_.place(e.index, &empty, empty.push_entity(e));
+    return e;
+}
+
+/// create() through the commit point, out of line: the plain path above stays small where it is inlined.
+ECS_NOINLINE inline Entity World::create_observed() {
     Entity e = INVALID_ENTITY;
     detail::Notice notice{nullptr, nullptr, false, true}; // new: it matched nothing before
     commit(

@@ -603,8 +603,8 @@ private:
     void emit_up(detail::EmitFrame& frame); ///< world/entity_events.hpp
     /// Runs the follow-up work of removed pairs (tags to take off, sources to destroy).
     void drain_relations();
-    /// destroy() of live `e` in a world with observers, pairs, sparse components or names.
-    void destroy_observed(Entity e);
+    Entity create_observed();                ///< create() in a world with observers (world/lifecycle.hpp)
+    void destroy_observed(Entity e); ///< destroy() of live `e` with observers, pairs, sparse components or names
     /// Takes a slot and appends its row to `arch` (components of the row left uninitialised).
     Entity spawn(Archetype& arch, uint32_t& row);
     /// Makes the reserved slot `slot` live in a new row of `arch` (components uninitialised).
