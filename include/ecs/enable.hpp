@@ -22,7 +22,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "config.hpp"
@@ -202,7 +201,7 @@ private:
     }
 
     size_t total_ = 0;                        ///< first: the one field hot paths read
-    std::unique_ptr<DisabledBits[]> columns_; ///< column_count_ of them, or nullptr
+    Box<DisabledBits[]> columns_;       ///< column_count_ of them, or nullptr
     size_t column_count_ = 0;
     DisabledBits entities_;
 };

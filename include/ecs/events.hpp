@@ -36,6 +36,7 @@
 
 #include "component.hpp"
 #include "config.hpp"
+#include "detail/dependent.hpp"
 #include "detail/pod_array.hpp"
 
 namespace ecs {
@@ -316,12 +317,6 @@ struct EventAccess {
     static auto& registry(W& world) noexcept {
         return world.events_;
     }
-};
-
-/// `U`, spelled so that it depends on `T` (see EventReader::read).
-template <typename T, typename U>
-struct DependentType {
-    using type = U;
 };
 
 } // namespace detail

@@ -29,11 +29,8 @@
 #pragma once
 
 #include <cstdint>
-#include <ios>
-#include <istream>
-#include <ostream>
-#include <streambuf>
 
+#include "detail/stream.hpp"
 #include "detail/change_stream.hpp"     // ChangeWriter, ChangeApplier
 #include "detail/relation_snapshot.hpp" // the relationship section, register_relation
 #include "detail/snapshot_io.hpp"       // framing, checksum, readers and writers of bytes
@@ -62,8 +59,8 @@ namespace ecs {
  *      snapshot (before anything is written) and sets `out`'s failbit. Check `out` for write errors.
  * Complexity: O(entities + slots) plus the bytes of the components and resources.
  */
-template <class = void>
-inline void serialize(const World& world, std::ostream& out) {
+template <class D = void>
+inline void serialize(const World& world, detail::Dependent<D, std::ostream>& out) {
     detail::write_snapshot(world, out, SNAPSHOT_FORMAT_VERSION);
 }
 
@@ -103,8 +100,8 @@ inline void serialize(const World& world, std::ostream& out) {
  *      replaced by the snapshot's on success.
  * Complexity: O(entities + slots) plus the bytes of the components and resources.
  */
-template <class = void>
-inline DeserializeResult deserialize(World& world, std::istream& in) {
+template <class D = void>
+inline DeserializeResult deserialize(World& world, detail::Dependent<D, std::istream>& in) {
     using detail::WorldAccess;
     DeserializeResult refused;
     if (!ECS_CHECK(!WorldAccess::iterating(world), "deserialize: called during iteration")) {
@@ -174,8 +171,8 @@ inline DeserializeResult deserialize(World& world, std::istream& in) {
  * @pre `world` is not iterating (refused: target_iterating). Complexity: O(snapshot) plus
  *      O(archetypes of the snapshot) lookups in `world`.
  */
-template <class = void>
-inline DeserializeResult deserialize(World& world, std::istream& in, LoadMode mode, EntityMap& map) {
+template <class D = void>
+inline DeserializeResult deserialize(World& world, detail::Dependent<D, std::istream>& in, LoadMode mode, EntityMap& map) {
     if (mode == LoadMode::replace) {
         DeserializeResult result = deserialize(world, in);
         if (!result) return result;
@@ -217,8 +214,8 @@ inline DeserializeResult deserialize(World& world, std::istream& in, LoadMode mo
  * Complexity: O(slots) for the stamps, O(rows of tracked types) for their ticks (archetypes and
  * columns with nothing newer skipped whole), plus the bytes written.
  */
-template <class = void>
-inline void serialize_changes(const World& world, uint32_t since, std::ostream& out) {
+template <class D = void>
+inline void serialize_changes(const World& world, uint32_t since, detail::Dependent<D, std::ostream>& out) {
     if (!ECS_CHECK(detail::WorldAccess::graph(world).clock() != nullptr,
                    "serialize_changes: the world tracks no type (call track_changes<T>() first: its clock stamps the changes)")) {
         out.setstate(std::ios_base::failbit);
@@ -256,8 +253,8 @@ inline void serialize_changes(const World& world, uint32_t since, std::ostream& 
  * default-constructible can be updated, but not added to an entity (refused).
  * @pre Not during iteration (refused); no deferred creation pending in `world` (refused).
  */
-template <class = void>
-inline DeserializeResult apply_changes(World& world, std::istream& in) {
+template <class D = void>
+inline DeserializeResult apply_changes(World& world, detail::Dependent<D, std::istream>& in) {
     detail::ChangeApplier applier(world, in);
     DeserializeResult result = applier.run();
     if (!result) in.setstate(std::ios_base::failbit);

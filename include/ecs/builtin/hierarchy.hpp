@@ -17,12 +17,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <istream>
 #include <new>
-#include <ostream>
 #include <utility>
 #include <vector>
 
+#include "../detail/stream.hpp"
 #include "../entity.hpp"
 
 namespace ecs {
@@ -38,12 +37,14 @@ struct Children {
 };
 
 namespace detail {
-inline void write_u32_le(std::ostream& out, uint32_t v) {
+template <class D = void>
+void write_u32_le(Dependent<D, std::ostream>& out, uint32_t v) {
     const char bytes[4] = {static_cast<char>(v & 0xFFu), static_cast<char>((v >> 8) & 0xFFu),
                            static_cast<char>((v >> 16) & 0xFFu), static_cast<char>((v >> 24) & 0xFFu)};
     out.write(bytes, 4);
 }
-inline bool read_u32_le(std::istream& in, uint32_t& v) {
+template <class D = void>
+bool read_u32_le(Dependent<D, std::istream>& in, uint32_t& v) {
     unsigned char bytes[4];
     if (!in.read(reinterpret_cast<char*>(bytes), 4)) return false;
     v = uint32_t(bytes[0]) | (uint32_t(bytes[1]) << 8) | (uint32_t(bytes[2]) << 16) | (uint32_t(bytes[3]) << 24);
@@ -55,13 +56,16 @@ inline bool read_u32_le(std::istream& in, uint32_t& v) {
  * @brief Snapshot writer for Children (a ComponentColumn::SerializeFunc): the child count, then each
  *        child's index and generation, all as little-endian uint32.
  * @pre `component` points to a Children holding fewer than 2^32 entries.
+ * A template with a defaulted parameter, so that no translation unit parses <ostream> for it:
+ * `&ecs::write_children` still converts to a SerializeFunc.
  */
-inline void write_children(std::ostream& out, const void* component) {
+template <class D = void>
+void write_children(detail::Dependent<D, std::ostream>& out, const void* component) {
     const std::vector<Entity>& list = static_cast<const Children*>(component)->entities;
-    detail::write_u32_le(out, static_cast<uint32_t>(list.size()));
+    detail::write_u32_le<D>(out, static_cast<uint32_t>(list.size()));
     for (const Entity e : list) {
-        detail::write_u32_le(out, e.index);
-        detail::write_u32_le(out, e.generation);
+        detail::write_u32_le<D>(out, e.index);
+        detail::write_u32_le<D>(out, e.generation);
     }
 }
 
@@ -71,17 +75,18 @@ inline void write_children(std::ostream& out, const void* component) {
  *        input it sets the stream's failbit and constructs nothing. Memory grows with the entries
  *        actually read, never with an unchecked count.
  */
-inline void read_children(std::istream& in, void* storage) {
+template <class D = void>
+void read_children(detail::Dependent<D, std::istream>& in, void* storage) {
     uint32_t count = 0;
-    if (!detail::read_u32_le(in, count)) {
-        in.setstate(std::ios::failbit);
+    if (!detail::read_u32_le<D>(in, count)) {
+        in.setstate(in.failbit);
         return;
     }
     std::vector<Entity> list;
     for (uint32_t i = 0; i < count; ++i) {
         Entity e;
-        if (!detail::read_u32_le(in, e.index) || !detail::read_u32_le(in, e.generation)) {
-            in.setstate(std::ios::failbit);
+        if (!detail::read_u32_le<D>(in, e.index) || !detail::read_u32_le<D>(in, e.generation)) {
+            in.setstate(in.failbit);
             return;
         }
         list.push_back(e);

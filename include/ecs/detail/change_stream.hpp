@@ -41,15 +41,13 @@
 #include <cstdint>
 #include <algorithm>
 #include <cstring>
-#include <ios>
-#include <istream>
 #include <new>
-#include <ostream>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "stream.hpp"
 #include "../archetype.hpp"
 #include "../component.hpp"
 #include "../entity.hpp"
@@ -83,7 +81,7 @@ inline const RelationTypeInfo* relation_type_of_relation(ComponentTypeID relatio
 }
 
 /// Builds the body of a change stream (see the file comment).
-template <class = void>
+template <class D = void>
 class ChangeWriter {
 public:
     ChangeWriter(const World& world, uint32_t since) : world_(world), since_(since) {
@@ -149,7 +147,7 @@ public:
     }
 
     /// Writes the frame and the body to `out`.
-    void write(std::ostream& out) const {
+    void write(Dependent<D, std::ostream>& out) const {
         SectionBytes<> names;
         names.u32(static_cast<uint32_t>(names_.size()));
         for (const std::string* n : names_) names.name(*n);
@@ -213,7 +211,7 @@ private:
             return static_cast<const char*>(value);
         }
         sink_.clear();
-        std::ostream os(&sink_);
+        Dependent<D, std::ostream> os(&sink_);
         reg->serialize(os, value);
         if (!os) failed_ = true;
         size = sink_.size();
@@ -435,10 +433,10 @@ private:
  * @brief apply_changes: reads a whole change stream, checks it against the target world, then
  *        applies it (see the file comment). run() returns the outcome; on error nothing was changed.
  */
-template <class = void>
+template <class D = void>
 class ChangeApplier {
 public:
-    ChangeApplier(World& world, std::istream& in) : world_(world), in_(in) {}
+    ChangeApplier(World& world, Dependent<D, std::istream>& in) : world_(world), in_(in) {}
 
     DeserializeResult run() {
         if (!read_frame() || !parse() || !check()) return result_;
@@ -534,7 +532,7 @@ private:
         }
         MemoryStreamBuf<> view;
         view.view(const_cast<char*>(reinterpret_cast<const char*>(bytes)), length);
-        std::istream is(&view);
+        Dependent<D, std::istream> is(&view);
         reg->deserialize(is, v.get());
         if (is.fail()) return fail(DeserializeError::deserializer_failed, at, "the deserializer of " + reg->name + " failed");
         v.set_live();
@@ -879,7 +877,7 @@ private:
     }
 
     World& world_;
-    std::istream& in_;
+    Dependent<D, std::istream>& in_;
     DeserializeResult result_;
     std::string body_; ///< the body and its checksum
     uint64_t body_size_ = 0;

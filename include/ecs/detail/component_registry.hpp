@@ -41,10 +41,10 @@ namespace detail {
 /// What the registry knows about one component type.
 struct ComponentRegistration {
     std::string name;
-    ComponentColumn::SerializeFunc serialize = nullptr;     ///< nullptr for tags (no bytes)
-    ComponentColumn::DeserializeFunc deserialize = nullptr; ///< nullptr for tags
+    ComponentColumn::SerializeFunc serialize = nullptr;     ///< nullptr for tags and `bulk` types
+    ComponentColumn::DeserializeFunc deserialize = nullptr; ///< nullptr for tags and `bulk` types
     uint32_t element_size = 0; ///< column stride: sizeof(T), or 0 for tags
-    bool bulk = false;         ///< the functions are the generated memcpy ones: columns move as one block
+    bool bulk = false;         ///< trivially copyable, registered without functions: a value is its bytes, a column one block
 };
 
 /// Minimal test-and-test-and-set lock guarding the registry: held only for a short table scan or

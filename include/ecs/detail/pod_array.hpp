@@ -262,6 +262,41 @@ private:
     T* p_ = nullptr;
 };
 
+/// Sole owner of one heap array (`new T[n]`): what std::unique_ptr<T[]> does.
+template <typename T>
+class Box<T[]> {
+public:
+    Box() noexcept = default;
+    Box(Box&& other) noexcept : p_(other.p_) { other.p_ = nullptr; }
+    Box& operator=(Box&& other) noexcept {
+        if (this != &other) reset(other.release());
+        return *this;
+    }
+    Box(const Box&) = delete;
+    Box& operator=(const Box&) = delete;
+    ~Box() { delete[] p_; }
+
+    [[nodiscard]] T* get() const noexcept { return p_; }
+    T& operator[](size_t i) const noexcept { return p_[i]; }
+    friend bool operator==(const Box& b, decltype(nullptr)) noexcept { return b.p_ == nullptr; }
+    friend bool operator!=(const Box& b, decltype(nullptr)) noexcept { return b.p_ != nullptr; }
+    /// Destroys the owned array (if any) and owns `p` instead.
+    void reset(T* p = nullptr) noexcept {
+        T* old = p_;
+        p_ = p;
+        delete[] old;
+    }
+    /// Gives up ownership: the caller deletes the array.
+    [[nodiscard]] T* release() noexcept {
+        T* p = p_;
+        p_ = nullptr;
+        return p;
+    }
+
+private:
+    T* p_ = nullptr;
+};
+
 template <typename T, typename... Args>
 Box<T> make_box(Args&&... args) {
     return Box<T>(new T(static_cast<Args&&>(args)...));

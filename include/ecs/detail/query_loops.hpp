@@ -534,9 +534,11 @@ void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth
                std::bool_constant<MaybeSparse> = {}) {
     IterationScope scope(depth);
     constexpr bool sparse_terms = (term_per_row_v<Terms> || ...);
-    if (sparse_terms || (MaybeSparse && ECS_UNLIKELY(q.has_sparse))) {
-        run_query_sparse<WithEntity, Terms...>(graph, q, world, fn, depth != nullptr);
-        return;
+    if constexpr (sparse_terms || MaybeSparse) { // `if constexpr`: a query that cannot name a sparse
+        if (sparse_terms || ECS_UNLIKELY(q.has_sparse)) { // type does not instantiate the sparse runs
+            run_query_sparse<WithEntity, Terms...>(graph, q, world, fn, depth != nullptr);
+            return;
+        }
     }
     if (ECS_UNLIKELY(graph.may_have_disabled())) {
         run_query_enabled<WithEntity, Terms...>(q, fn);

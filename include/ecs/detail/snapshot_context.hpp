@@ -9,10 +9,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <ostream>
 #include <string>
 #include <vector>
 
+#include "stream.hpp"
 #include "../archetype.hpp"
 #include "../component.hpp"
 #include "../world.hpp"
@@ -78,7 +78,7 @@ struct SnapshotLoadState {
  *        them, and format 2 states the body's length before the body. Items are written back in the
  *        order they were added.
  */
-template <class = void>
+template <class D = void>
 class PendingPayloads {
 public:
     /// Bytes serialized so far.
@@ -103,7 +103,7 @@ public:
 
 private:
     ByteSink<> bytes_;
-    std::ostream out_{&bytes_};
+    Dependent<D, std::ostream> out_{&bytes_};
     std::vector<uint64_t> sizes_; ///< one length per column or resource, in the order the body lists them
     size_t at_ = 0;               ///< next unwritten byte of `bytes_`
     size_t item_ = 0;             ///< next entry of `sizes_`

@@ -11,11 +11,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <istream>
-#include <ostream>
 #include <string>
 #include <vector>
 
+#include "stream.hpp"
 #include "../archetype.hpp"
 #include "../component.hpp"
 #include "../enable.hpp"

@@ -10,17 +10,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <ios>
-#include <istream>
 #include <new>
-#include <ostream>
-#include <streambuf>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 
+#include "stream.hpp"
 #include "../config.hpp"
 #include "../entity.hpp"
 #include "algorithms.hpp"
@@ -296,10 +293,10 @@ inline constexpr uint64_t MAX_STREAM_CHUNK = uint64_t(1) << 30;
 /// Little-endian writer over an ostream. Stream failures surface in the stream's state. Counts
 /// the bytes it writes and, while checksumming (format 2's body), folds them into a CRC-32C: in
 /// steps of 64 KiB, so a large column is checksummed while it is still in cache for the write.
-template <class = void>
+template <class D = void>
 class SnapshotWriter {
 public:
-    explicit SnapshotWriter(std::ostream& out) noexcept : out_(out) {}
+    explicit SnapshotWriter(Dependent<D, std::ostream>& out) noexcept : out_(out) {}
 
     void raw(const void* data, uint64_t n) {
         const char* p = static_cast<const char*>(data);
@@ -363,7 +360,7 @@ public:
     }
 
 private:
-    std::ostream& out_;
+    Dependent<D, std::ostream>& out_;
     Crc32c crc_;
     uint64_t written_ = 0;
     bool checksumming_ = false;

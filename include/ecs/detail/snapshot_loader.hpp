@@ -15,17 +15,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <ios>
-#include <istream>
 #include <new>
-#include <ostream>
-#include <streambuf>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "stream.hpp"
 #include "../archetype.hpp"
 #include "../component.hpp"
 #include "../entity.hpp"
@@ -53,7 +50,7 @@ namespace detail {
  * destroyed once) and the columns of a half-built archetype are destroyed up to exactly the rows
  * constructed, so the world is left with no entities, as it was.
  */
-template <class = void>
+template <class D = void>
 class SnapshotLoader : private SnapshotLoadState<> {
 public:
     SnapshotLoader(World& world, SnapshotReader<>& reader) noexcept : SnapshotLoadState<>(world, reader) {}
@@ -316,7 +313,7 @@ private:
         }
         if (bytes > in_.remaining()) return truncated(at, "column byte length exceeds the bytes left in the input");
         LimitedStreamBuf<> limited(in_.source(), bytes);
-        std::istream element_in(&limited);
+        Dependent<D, std::istream> element_in(&limited);
         for (uint32_t r = 0; r < rows; ++r) {
             reg.deserialize(element_in, c.at(r));
             if (element_in.fail()) {

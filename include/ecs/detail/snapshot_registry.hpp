@@ -19,16 +19,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <ios>
-#include <istream>
 #include <new>
-#include <ostream>
-#include <streambuf>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "stream.hpp"
 #include "component_registry.hpp" // names <-> ids, snapshot functions per type
 #include "../world.hpp"
 
@@ -40,18 +37,6 @@ namespace ecs {
 inline constexpr uint32_t SNAPSHOT_FORMAT_VERSION = 2;
 
 namespace detail {
-
-/// Generated serializer of trivially copyable `T`: its object representation.
-template <typename T>
-void memcpy_serialize(std::ostream& out, const void* component) {
-    out.write(static_cast<const char*>(component), static_cast<std::streamsize>(sizeof(T)));
-}
-
-/// Generated deserializer of trivially copyable `T`; a short read sets failbit.
-template <typename T>
-void memcpy_deserialize(std::istream& in, void* storage) {
-    in.read(static_cast<char*>(storage), static_cast<std::streamsize>(sizeof(T)));
-}
 
 /// Element-first forms of the functions (the argument order some code written against the spec
 /// uses): `ser(component, out)` and `deser(object, in)`, where `object` is a value-initialised `T`.
@@ -67,14 +52,14 @@ struct ElementFirstFunctions {
 };
 
 template <typename T, int Kind = 0>
-void element_first_serialize(std::ostream& out, const void* component) {
+void element_first_serialize(Dependent<T, std::ostream>& out, const void* component) {
     ElementFirstFunctions<T, Kind>::serialize.load(std::memory_order_acquire)(component, out);
 }
 
 /// Value-initialises a `T` and lets the user function fill it; on failbit the object is destroyed
 /// again, so a failed read leaves nothing constructed (the contract of DeserializeFunc).
 template <typename T, int Kind = 0>
-void element_first_deserialize(std::istream& in, void* storage) {
+void element_first_deserialize(Dependent<T, std::istream>& in, void* storage) {
     T* object = ::new (storage) T();
     ElementFirstFunctions<T, Kind>::deserialize.load(std::memory_order_acquire)(object, in);
     if (in.fail()) object->~T();
@@ -133,9 +118,7 @@ void register_component(const char* name, ComponentColumn::SerializeFunc ser = n
         entry.element_size = static_cast<uint32_t>(sizeof(T));
         if (ser == nullptr) {
             if constexpr (std::is_trivially_copyable_v<T>) {
-                ser = &detail::memcpy_serialize<T>;
-                deser = &detail::memcpy_deserialize<T>;
-                entry.bulk = true;
+                entry.bulk = true; // its bytes are its value: no functions
             } else {
                 if (!ECS_CHECK(ser != nullptr, "register_component: T is not trivially copyable, so it needs explicit "
                                                "serialize and deserialize functions"))
@@ -221,7 +204,7 @@ struct ResourceRegistration {
     ComponentColumn::DeserializeFunc deserialize = nullptr;
     uint32_t element_size = 0; ///< sizeof(T)
     size_t align = 1;          ///< alignof(T)
-    bool bulk = false;         ///< the functions are the generated memcpy ones
+    bool bulk = false;         ///< trivially copyable, registered without functions (both null): a value is its bytes
     const void* (*find)(const World&) = nullptr; ///< the world's T, or nullptr
     void (*install)(World&, void* object) = nullptr; ///< moves *object into the world, then destroys it
     void (*destroy)(void* object) noexcept = nullptr;
@@ -310,9 +293,7 @@ void register_resource(const char* name, ComponentColumn::SerializeFunc ser = nu
     detail::ResourceRegistration entry;
     if (ser == nullptr) {
         if constexpr (std::is_trivially_copyable_v<T>) {
-            ser = &detail::memcpy_serialize<T>;
-            deser = &detail::memcpy_deserialize<T>;
-            entry.bulk = true;
+            entry.bulk = true; // its bytes are its value: no functions
         } else {
             if (!ECS_CHECK(ser != nullptr, "register_resource: T is not trivially copyable, so it needs explicit "
                                            "serialize and deserialize functions"))

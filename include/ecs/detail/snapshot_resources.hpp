@@ -13,12 +13,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <istream>
 #include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "stream.hpp"
 #include "../world.hpp"
 #include "snapshot_context.hpp"
 #include "snapshot_io.hpp"
@@ -40,8 +40,8 @@ inline void collect_resources(const World& world, SnapshotResources& resources) 
 
 /// Adds the resource table's bytes to `body`, serializing into `pending` the values only functions
 /// can write. @return false when a serialize function set failbit.
-template <class = void>
-inline bool measure_resource_table(const SnapshotResources& resources, PendingPayloads<>& pending, uint64_t& body) {
+template <class D = void>
+inline bool measure_resource_table(const SnapshotResources& resources, PendingPayloads<D>& pending, uint64_t& body) {
     body += 4;
     for (const auto& item : resources) {
         const ResourceRegistration& reg = *item.first;
@@ -58,8 +58,8 @@ inline bool measure_resource_table(const SnapshotResources& resources, PendingPa
 }
 
 /// Writes the resource table (the values of types with functions come from `pending`, in order).
-template <class = void>
-inline void write_resource_table(SnapshotWriter<>& w, const SnapshotResources& resources, PendingPayloads<>& pending) {
+template <class D = void>
+inline void write_resource_table(SnapshotWriter<D>& w, const SnapshotResources& resources, PendingPayloads<D>& pending) {
     w.u32(static_cast<uint32_t>(resources.size()));
     for (const auto& item : resources) {
         const ResourceRegistration& reg = *item.first;
@@ -83,7 +83,7 @@ struct PendingResource {
 };
 
 /// One entry of the resource table.
-template <class = void>
+template <class D = void>
 inline bool read_resource(SnapshotLoadState<>& s, std::vector<PendingResource>& resources) {
     const uint64_t name_at = s.in_.offset();
     uint32_t length = 0;
@@ -123,7 +123,7 @@ inline bool read_resource(SnapshotLoadState<>& s, std::vector<PendingResource>& 
         return true;
     }
     LimitedStreamBuf<> limited(s.in_.source(), bytes);
-    std::istream object_in(&limited);
+    Dependent<D, std::istream> object_in(&limited);
     reg->deserialize(object_in, pending.storage);
     if (object_in.fail()) {
         if (limited.source_short()) return s.truncated(at + 8, "resource data cut short");

@@ -15,11 +15,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <istream>
-#include <ostream>
 #include <string>
 #include <vector>
 
+#include "stream.hpp"
 #include "../archetype.hpp"
 #include "../component.hpp"
 #include "../enable.hpp"
@@ -48,7 +47,7 @@ bool build_sparse_section(const World& world, RegistrationOf& registration_of, S
     has_sparse = true;
     sparse.u32(types);
     ByteSink<> values;
-    std::ostream values_out(&values);
+    Dependent<RegistrationOf, std::ostream> values_out(&values);
     for (const ComponentTypeID id : room->ids()) {
         const SparseSet& set = room->member(id);
         if (set.size() == 0) continue;
@@ -60,8 +59,9 @@ bool build_sparse_section(const World& world, RegistrationOf& registration_of, S
         set.each([&](uint32_t index, const void*) { sparse.u32(index); });
         values.clear();
         if (reg->element_size != 0)
-            set.each([&](uint32_t, const void* value) { // the generated memcpy function for bulk types
-                if (!values_out.fail()) reg->serialize(values_out, value);
+            set.each([&](uint32_t, const void* value) {
+                if (reg->bulk) values.sputn(static_cast<const char*>(value), std::streamsize(reg->element_size));
+                else if (!values_out.fail()) reg->serialize(values_out, value);
             });
         if (values_out.fail()) return false;
         sparse.u64(values.size());
@@ -71,7 +71,7 @@ bool build_sparse_section(const World& world, RegistrationOf& registration_of, S
 }
 
 /// One type of the "SPRS" section: its name, element size, members and values.
-template <class = void>
+template <class D = void>
 inline bool read_sparse_type(SnapshotLoadState<>& s) {
     const uint64_t name_at = s.in_.offset();
     uint32_t length = 0;
@@ -137,7 +137,7 @@ inline bool read_sparse_type(SnapshotLoadState<>& s) {
         return true;
     }
     LimitedStreamBuf<> limited(s.in_.source(), bytes);
-    std::istream element_in(&limited);
+    Dependent<D, std::istream> element_in(&limited);
     for (uint32_t i = 0; i < count; ++i) {
         void* storage = set.insert(members[i]);
         reg->deserialize(element_in, storage);

@@ -16,11 +16,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <ios>
-#include <ostream>
 #include <utility>
 #include <vector>
 
+#include "stream.hpp"
 #include "../archetype.hpp"
 #include "../component.hpp"
 #include "../entity.hpp"
@@ -44,10 +43,10 @@ namespace detail {
  * @brief One snapshot being written, step by step: the plan (what the body holds and its length),
  *        then the bytes. write_snapshot calls the steps in order and stops at the first that fails.
  */
-template <class = void>
+template <class D = void>
 class SnapshotBodyWriter {
 public:
-    SnapshotBodyWriter(const World& world, std::ostream& out, uint32_t version)
+    SnapshotBodyWriter(const World& world, Dependent<D, std::ostream>& out, uint32_t version)
         : world_(world), out_(out), version_(version), archetypes_(WorldAccess::archetypes(world)),
           records_(WorldAccess::records(world)) {}
     SnapshotBodyWriter(const SnapshotBodyWriter<>&) = delete;
@@ -217,7 +216,7 @@ public:
 
 private:
     const World& world_;
-    std::ostream& out_;
+    Dependent<D, std::ostream>& out_;
     uint32_t version_;
     const OwnedArray<Archetype>& archetypes_;
     const PodArray<EntityRecord>& records_;
@@ -227,7 +226,7 @@ private:
     uint32_t blocks_ = 0;                                     ///< non-empty archetypes
     SnapshotResources resources_;                             ///< registered and present
     SnapshotSections<> extra_sections_;                         ///< "SPRS" / "ENBL"
-    PendingPayloads<> pending_;
+    PendingPayloads<D> pending_;
     uint64_t body_ = 8; ///< the body's length: archetype count, slot count, ...
     ByteSink<> names_section_;
     SnapshotWriter<> w_{out_};
@@ -238,9 +237,9 @@ private:
  * wrote: no frame, no checksum, no resources; kept so tests, benchmarks and tools can produce
  * version 1 input).
  */
-template <class = void>
-inline void write_snapshot(const World& world, std::ostream& out, uint32_t version) {
-    SnapshotBodyWriter<> writer(world, out, version);
+template <class D = void>
+inline void write_snapshot(const World& world, Dependent<D, std::ostream>& out, uint32_t version) {
+    SnapshotBodyWriter<D> writer(world, out, version);
     writer.collect_free_list();
     if (!writer.plan_relations() || !writer.resolve_registrations() || !writer.collect_resources_and_sections() ||
         !writer.measure_archetypes() || !writer.measure_trailer()) {

@@ -8,10 +8,10 @@
  */
 #pragma once
 
-#include <functional>
 #include <type_traits>
 #include <utility>
 
+#include "../detail/std_function.hpp"
 #include "world_class.hpp"
 
 namespace ecs {

@@ -32,7 +32,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <new>
 #include <tuple>
 #include <type_traits>

@@ -1,0 +1,29 @@
+/**
+ * @file ecs/detail/stream.hpp
+ * @brief The standard streams as the snapshot room names them, without parsing <istream> and <ostream>.
+ *
+ * Internal. Every translation unit that includes <ecs/ecs.hpp> would otherwise parse <istream> and
+ * <ostream> (about 0.04 s each time). The snapshot code is made of templates: it names a stream through
+ * `Dependent<D, std::istream>`, so its member calls are checked where the template is instantiated.
+ * A caller holds a stream object there, so the header that declares its type is included.
+ */
+#pragma once
+
+#include <iosfwd>
+#include <streambuf>
+
+#include "dependent.hpp"
+
+namespace ecs::detail {
+
+/// `S`, spelled as a type that depends on the template parameter `D`.
+template <class D, class S>
+using Dependent = typename DependentType<D, S>::type;
+
+/// `s`, typed through the template parameter `D` (see Dependent).
+template <class D, class S>
+Dependent<D, S>& dependent(S& s) noexcept {
+    return s;
+}
+
+} // namespace ecs::detail
