@@ -424,7 +424,7 @@ public:
                     detail::TickColumn* to = from != nullptr ? dst.ticks_of(columns[c].type_id) : nullptr;
                     if (to == nullptr) continue;
                     for (size_t row = 0; row < n; ++row)
-                        to->set(base + row, from->added.data()[row], from->changed_tick(row));
+                        dst.ticks.set(*to, base + row, from->added.data()[row], from->changed_tick(row));
                 }
         }
         if (ECS_UNLIKELY(enable.any())) // disabled bits go along (types `dst` keeps, entity bits)
@@ -473,7 +473,7 @@ public:
     }
     /// Records that the `t` at `row` changed now (no-op when `t` is not tracked).
     void touch(ComponentTypeID t, size_t row) noexcept {
-        if (detail::TickColumn* c = ticks_of(t)) c->touch(row, ticks.now());
+        if (detail::TickColumn* c = ticks_of(t)) ticks.touch(*c, row);
     }
     // -- enable bits (enable.hpp) ------------------------------------------------------------
 
@@ -677,7 +677,7 @@ private:
             const detail::TickColumn* from = ticks.column(c);
             if (from == nullptr) continue;
             detail::TickColumn* to = dst.ticks_of(columns[c].type_id);
-            if (to != nullptr) to->set(dst_row, from->added.data()[src_row], from->changed_tick(src_row));
+            if (to != nullptr) dst.ticks.set(*to, dst_row, from->added.data()[src_row], from->changed_tick(src_row));
         }
     }
 

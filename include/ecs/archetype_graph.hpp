@@ -224,7 +224,10 @@ public:
     /// Starts tracking `id` in every archetype, present and future; idempotent. Rows that already
     /// hold `id` count as added at the current tick. @pre id < ECS_MAX_COMPONENTS
     void track(ComponentTypeID id) {
-        if (clock_ == nullptr) clock_ = detail::make_box<detail::ChangeClock>();
+        if (clock_ == nullptr) {
+            clock_ = detail::make_box<detail::ChangeClock>();
+            clock_->ops = &detail::tick_ops<>; // the tick code is compiled where tracking starts
+        }
         if (tracked_.test(id)) return;
         tracked_.set(id);
         for (Archetype* a : archetypes_) a->enable_ticks(id, clock_.get());
@@ -258,13 +261,12 @@ public:
 
 private:
     ECS_NOINLINE detail::SparseSet& sparse_set_slow(ComponentTypeID id) {
-        if (sparse_ == nullptr) sparse_ = detail::make_box<detail::SparseRoom>();
-        detail::SparseSet& set = sparse_->ensure(id);
+        detail::SparseSet& set = sparse_.create().ensure(id);
         if (clock_ != nullptr && tracks(id)) set.enable_ticks(clock_.get());
         return set;
     }
 
-    detail::Box<detail::SparseRoom> sparse_; ///< created on first use; heap: observers point at it
+    detail::LazyBox<detail::SparseRoom> sparse_; ///< created on first use; heap: observers point at it
     bool any_disabled_ = false; ///< see note_disabled
     detail::Box<detail::ChangeClock> clock_; ///< created by the first track(); archetypes point at it
     ComponentMask tracked_;                      ///< types with tick columns

@@ -59,10 +59,32 @@ namespace detail {
 
 using Tick = uint32_t;
 
+struct TickColumn;
+class RowTicks;
+
+/**
+ * The operations on tick columns that row operations and query runs call, reached through a table
+ * the first track_changes installs (ChangeClock::ops): a translation unit of a program that tracks no
+ * type does not compile them. Each costs one indirect call, only where ticks are active.
+ */
+struct TickOps {
+    void (*enable)(RowTicks&, size_t c, size_t column_count, size_t rows, const struct ChangeClock* clock);
+    void (*push)(RowTicks&);
+    void (*grow_to)(RowTicks&, size_t rows);
+    void (*erase)(RowTicks&, size_t row);
+    void (*permute)(RowTicks&, const std::vector<uint32_t>& order);
+    void (*clear)(RowTicks&);
+    void (*destroy)(RowTicks&);
+    void (*touch)(TickColumn&, size_t row, Tick t);
+    void (*touch_range)(TickColumn&, size_t begin, size_t count, Tick t);
+    void (*set)(TickColumn&, size_t row, Tick add, Tick change);
+};
+
 /// The tick source of one world. Heap-allocated by the archetype graph on the first track_changes,
 /// so archetypes can point at it while the World moves.
 struct ChangeClock {
     Tick now = 1;
+    const TickOps* ops = nullptr; ///< set by its creator (ArchetypeGraph::track): tick_ops<>
 };
 
 /**
@@ -338,50 +360,91 @@ private:
 /**
  * @brief The tick columns of one archetype, indexed like its component columns (nullptr for an
  *        untracked type). Rows stay parallel to the archetype's: the archetype calls push, erase,
- *        move and permute on every row operation while `active()`.
+ *        move and permute on every row operation while `active()`. The work is done through the
+ *        table `TickOps` (installed with the clock), so it is compiled only where a type is tracked.
  */
 class RowTicks {
 public:
+    RowTicks() noexcept = default;
+    RowTicks(const RowTicks&) = delete;
+    RowTicks& operator=(const RowTicks&) = delete;
+    RowTicks(RowTicks&& other) noexcept : clock_(other.clock_), ops_(other.ops_), columns_(static_cast<PodArray<TickColumn*>&&>(other.columns_)) {
+        other.clock_ = nullptr;
+        other.ops_ = nullptr;
+    }
+    RowTicks& operator=(RowTicks&&) = delete;
+    ~RowTicks() {
+        if (ops_ != nullptr) ops_->destroy(*this);
+    }
+
     /// True when some column of the archetype is tracked.
     [[nodiscard]] bool active() const noexcept { return clock_ != nullptr; }
     [[nodiscard]] Tick now() const noexcept { return clock_->now; }
     /// Ticks of column `c`, or nullptr when its type is not tracked.
-    [[nodiscard]] TickColumn* column(size_t c) const noexcept { return c < columns_.size() ? columns_[c].get() : nullptr; }
+    [[nodiscard]] TickColumn* column(size_t c) const noexcept { return c < columns_.size() ? columns_[c] : nullptr; }
 
     /// Starts tracking column `c` of `column_count`; its `rows` existing rows count as added now.
-    void enable(size_t c, size_t column_count, size_t rows, ChangeClock* clock) {
-        clock_ = clock;
-        if (columns_.size() < column_count) columns_.resize(column_count);
-        if (columns_[c] != nullptr) return;
-        auto col = make_box<TickColumn>();
-        for (size_t row = 0; row < rows; ++row) col->push(clock->now);
-        columns_[c] = std::move(col);
+    void enable(size_t c, size_t column_count, size_t rows, const ChangeClock* clock) {
+        clock->ops->enable(*this, c, column_count, rows, clock);
     }
-
     /// A row was appended (new entity, or a migration that copies the shared ticks afterwards).
-    void push() {
-        const Tick t = clock_->now;
-        for (auto& c : columns_)
+    void push() { ops_->push(*this); }
+    /// Rows were appended without push() (a snapshot load): they count as added now.
+    void grow_to(size_t rows) { ops_->grow_to(*this, rows); }
+    /// Swap-remove of `row` (the last row fills it). Not a change.
+    void erase(size_t row) noexcept { ops_->erase(*this, row); }
+    /// New row i holds old row `order[i]`. Not a change.
+    void permute(const std::vector<uint32_t>& order) { ops_->permute(*this, order); }
+    void clear() noexcept {
+        if (ops_ != nullptr) ops_->clear(*this);
+    }
+    /// Stamps `row` of tracked column `c` changed now.
+    void touch(TickColumn& c, size_t row) const noexcept { ops_->touch(c, row, clock_->now); }
+    /// Stamps rows [begin, begin + count) of tracked column `c` changed now.
+    void touch_range(TickColumn& c, size_t begin, size_t count) const noexcept { ops_->touch_range(c, begin, count, clock_->now); }
+    /// Sets both ticks of `row` of tracked column `c` (a row moved in).
+    void set(TickColumn& c, size_t row, Tick add, Tick change) const noexcept { ops_->set(c, row, add, change); }
+    [[nodiscard]] size_t memory_bytes() const noexcept;
+
+private:
+    template <class>
+    friend struct TickOpsOf;
+
+    const ChangeClock* clock_ = nullptr;
+    const TickOps* ops_ = nullptr;
+    PodArray<TickColumn*> columns_; ///< owned; deleted by ops_->destroy
+};
+
+/// The implementations behind TickOps (a template: compiled only where tick_ops<> is named).
+template <class = void>
+struct TickOpsOf {
+    static void enable(RowTicks& r, size_t c, size_t column_count, size_t rows, const ChangeClock* clock) {
+        r.clock_ = clock;
+        r.ops_ = clock->ops;
+        if (r.columns_.size() < column_count) r.columns_.resize(column_count, nullptr);
+        if (r.columns_[c] != nullptr) return;
+        Box<TickColumn> col = make_box<TickColumn>();
+        for (size_t row = 0; row < rows; ++row) col->push(clock->now);
+        r.columns_[c] = col.release();
+    }
+    static void push(RowTicks& r) {
+        const Tick t = r.clock_->now;
+        for (TickColumn* c : r.columns_)
             if (c != nullptr) c->push(t);
     }
-    /// Rows were appended without push() (a snapshot load): they count as added now.
-    void grow_to(size_t rows) {
-        const Tick t = clock_->now;
-        for (auto& c : columns_)
+    static void grow_to(RowTicks& r, size_t rows) {
+        const Tick t = r.clock_->now;
+        for (TickColumn* c : r.columns_)
             if (c != nullptr)
                 while (c->size() < rows) c->push(t);
     }
-    /// Swap-remove of `row` (the last row fills it). Not a change.
-    void erase(size_t row) noexcept {
-        for (auto& c : columns_) {
-            if (c == nullptr) continue;
-            c->erase(row);
-        }
+    static void erase(RowTicks& r, size_t row) {
+        for (TickColumn* c : r.columns_)
+            if (c != nullptr) c->erase(row);
     }
-    /// New row i holds old row `order[i]`. Not a change.
-    void permute(const std::vector<uint32_t>& order) {
+    static void permute(RowTicks& r, const std::vector<uint32_t>& order) {
         PodArray<Tick> scratch;
-        for (auto& c : columns_) {
+        for (TickColumn* c : r.columns_) {
             if (c == nullptr) continue;
             c->fold_floors();
             for (PodArray<Tick>* arr : {&c->added, &c->changed}) {
@@ -391,21 +454,32 @@ public:
             c->rebuild_blocks();
         }
     }
-    void clear() noexcept {
-        for (auto& c : columns_)
+    static void clear(RowTicks& r) {
+        for (TickColumn* c : r.columns_)
             if (c != nullptr) c->clear();
     }
-    [[nodiscard]] size_t memory_bytes() const noexcept {
-        size_t bytes = 0;
-        for (const auto& c : columns_)
-            if (c != nullptr) bytes += sizeof(TickColumn) + 2 * c->added.size() * sizeof(Tick);
-        return bytes;
+    static void destroy(RowTicks& r) {
+        for (TickColumn* c : r.columns_) delete c;
+        r.columns_.clear();
     }
-
-private:
-    ChangeClock* clock_ = nullptr;
-    std::vector<Box<TickColumn>> columns_;
+    static void touch(TickColumn& c, size_t row, Tick t) { c.touch(row, t); }
+    static void touch_range(TickColumn& c, size_t begin, size_t count, Tick t) { c.touch_range(begin, count, t); }
+    static void set(TickColumn& c, size_t row, Tick add, Tick change) { c.set(row, add, change); }
 };
+
+/// The table ArchetypeGraph::track installs in the world's clock.
+template <class = void>
+inline constexpr TickOps tick_ops = {&TickOpsOf<>::enable, &TickOpsOf<>::push,  &TickOpsOf<>::grow_to,
+                                     &TickOpsOf<>::erase,  &TickOpsOf<>::permute, &TickOpsOf<>::clear,
+                                     &TickOpsOf<>::destroy, &TickOpsOf<>::touch, &TickOpsOf<>::touch_range,
+                                     &TickOpsOf<>::set};
+
+inline size_t RowTicks::memory_bytes() const noexcept {
+    size_t bytes = 0;
+    for (const TickColumn* c : columns_)
+        if (c != nullptr) bytes += sizeof(TickColumn) + 2 * c->added.size() * sizeof(Tick);
+    return bytes;
+}
 
 } // namespace detail
 } // namespace ecs

@@ -301,6 +301,7 @@ public:
     void stamp_with(const detail::ChangeClock* clock) {
         const bool starts = clock_ == nullptr && clock != nullptr;
         clock_ = clock;
+        stamp_slot_ = &EntityIndex::stamp_now<>; // compiled where stamping starts, not by every structural change
         if (starts) stamp_all();
         else if (clock != nullptr && stamps_.size() < records_.size()) stamps_.resize(records_.size(), 0u);
     }
@@ -309,7 +310,7 @@ public:
     /// Records that slot `index` changed structurally now (no-op without a clock).
     ECS_FORCEINLINE void stamp(uint32_t index) noexcept {
         ++version_;
-        if (ECS_UNLIKELY(clock_ != nullptr)) stamp_now(index);
+        if (ECS_UNLIKELY(clock_ != nullptr)) stamp_slot_(*this, index);
     }
     /// Records a structural change that stamps no slot (rows reordered: sort, Cascade order).
     void bump() noexcept { ++version_; }
@@ -457,7 +458,11 @@ private:
     }
 
     /// stamp()'s body: grows the stamps to the records (which paths outside this class may grow).
-    ECS_NOINLINE void stamp_now(uint32_t index) noexcept {
+    template <class = void>
+    static void stamp_now(EntityIndex& self, uint32_t index) noexcept {
+        self.stamp_index(index);
+    }
+    void stamp_index(uint32_t index) noexcept {
         if (index >= stamps_.size()) stamps_.resize(records_.size() > index ? records_.size() : size_t(index) + 1, 0u);
         stamps_.data()[index] = clock_->now;
         const size_t b = index / STAMP_BLOCK;
@@ -478,6 +483,7 @@ private:
 
     detail::PodArray<EntityRecord> records_; ///< grown with realloc (no copy into fresh pages)
     const detail::ChangeClock* clock_ = nullptr; ///< the world's clock once a type is tracked
+    void (*stamp_slot_)(EntityIndex&, uint32_t) noexcept = nullptr; ///< stamp_now<>, set with the clock
     detail::PodArray<uint32_t> stamps_;          ///< per slot: tick of its last structural change
     detail::PodArray<uint32_t> block_stamps_;    ///< per STAMP_BLOCK slots: >= every stamp of the block
     uint64_t version_ = 0;                       ///< structure version (see structure_version)

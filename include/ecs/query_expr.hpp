@@ -317,7 +317,7 @@ private:
                 ptrs[i] = c.data + begin * c.elem_size;
                 strides[i] = c.elem_size;
                 if (t.write && ECS_UNLIKELY(stamp) && !row_tested_) // row-tested runs stamp the rows that pass
-                    if (detail::TickColumn* tc = a.ticks_of(t.id)) tc->touch_range(begin, rows, a.ticks.now());
+                    if (detail::TickColumn* tc = a.ticks_of(t.id)) a.ticks.touch_range(*tc, begin, rows);
             }
             const Entity* entities = a.entities.data() + begin;
             if (ECS_LIKELY(!row_tested_)) {

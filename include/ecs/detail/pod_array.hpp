@@ -257,9 +257,62 @@ public:
         p_ = p;
         delete old;
     }
+    /// Gives up ownership: the caller deletes the object.
+    [[nodiscard]] T* release() noexcept {
+        T* p = p_;
+        p_ = nullptr;
+        return p;
+    }
 
 private:
     T* p_ = nullptr;
+};
+
+/// Sole owner of a room created on first use: what Box does, except that create() stores the
+/// function destroying it. A translation unit that never creates the room never compiles its
+/// destructor (the owner's destructor calls through the pointer).
+template <typename T>
+class LazyBox {
+public:
+    LazyBox() noexcept = default;
+    LazyBox(LazyBox&& other) noexcept : p_(other.p_), destroy_(other.destroy_) { other.p_ = nullptr; }
+    LazyBox& operator=(LazyBox&& other) noexcept {
+        if (this != &other) {
+            reset();
+            p_ = other.p_;
+            destroy_ = other.destroy_;
+            other.p_ = nullptr;
+        }
+        return *this;
+    }
+    LazyBox(const LazyBox&) = delete;
+    LazyBox& operator=(const LazyBox&) = delete;
+    ~LazyBox() { reset(); }
+
+    [[nodiscard]] T* get() const noexcept { return p_; }
+    T* operator->() const noexcept { return p_; }
+    T& operator*() const noexcept { return *p_; }
+    friend bool operator==(const LazyBox& b, decltype(nullptr)) noexcept { return b.p_ == nullptr; }
+    friend bool operator!=(const LazyBox& b, decltype(nullptr)) noexcept { return b.p_ != nullptr; }
+    /// The room, default-constructed on the first call.
+    T& create() {
+        if (p_ == nullptr) {
+            p_ = new T();
+            destroy_ = [](T* p) noexcept { delete p; };
+        }
+        return *p_;
+    }
+    /// Destroys the room (if any).
+    void reset() noexcept {
+        if (p_ == nullptr) return;
+        T* const p = p_;
+        p_ = nullptr;
+        destroy_(p);
+    }
+
+private:
+    T* p_ = nullptr;
+    void (*destroy_)(T*) noexcept = nullptr;
 };
 
 /// Sole owner of one heap array (`new T[n]`): what std::unique_ptr<T[]> does.

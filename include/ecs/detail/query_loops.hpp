@@ -116,7 +116,7 @@ ECS_FORCEINLINE void run_rows(Func& fn, size_t n, const Entity* entities, term_p
 template <typename Term>
 ECS_FORCEINLINE void touch_term(Archetype& arch, size_t begin, size_t count) noexcept {
     if constexpr (!TermTraits<Term>::read_only) {
-        if (TickColumn* c = arch.ticks_of(component_id<term_component_t<Term>>())) c->touch_range(begin, count, arch.ticks.now());
+        if (TickColumn* c = arch.ticks_of(component_id<term_component_t<Term>>())) arch.ticks.touch_range(*c, begin, count);
     } else {
         (void)arch;
         (void)begin;
@@ -179,14 +179,22 @@ void run_run(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent
     run_rows_absent<WithEntity, Terms...>(fn, a, begin, count, absent, std::index_sequence_for<Terms...>{});
 }
 
+/// run_run as a visitor of EnableRowTest::runs. One type for both callers below, so the runs are
+/// compiled once per query.
+template <bool WithEntity, typename Func, typename... Terms>
+struct RunVisitor {
+    Func& fn;
+    void operator()(Archetype& a, size_t begin, size_t count, uint64_t absent) const {
+        run_run<WithEntity, Terms...>(fn, a, begin, count, absent);
+    }
+};
+
 /// The rows of one archetype with disabled rows, run by run.
 template <bool WithEntity, typename... Terms, typename Func>
 ECS_NOINLINE void run_archetype_filtered(const QueryCache& q, Archetype& arch, Func& fn) {
     EnableRowTest test;
     if (!test.prepare(q, arch)) return;
-    auto visit = [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
-        run_run<WithEntity, Terms...>(fn, a, begin, count, absent);
-    };
+    RunVisitor<WithEntity, Func, Terms...> visit{fn};
     test.runs(arch, 0, arch.size(), visit);
 }
 
@@ -195,9 +203,8 @@ ECS_NOINLINE void run_archetype_filtered(const QueryCache& q, Archetype& arch, F
 template <bool WithEntity, typename... Terms, typename Func>
 ECS_NOINLINE void run_query_enabled(const QueryCache& q, Func& fn) {
     if (q.candidates_active()) { // a Without type is disabled somewhere
-        for_each_run(q, [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
-            run_run<WithEntity, Terms...>(fn, a, begin, count, absent);
-        });
+        RunVisitor<WithEntity, Func, Terms...> visit{fn};
+        for_each_run(q, visit);
         return;
     }
     for (Archetype* a : q.archetypes) {

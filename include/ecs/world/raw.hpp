@@ -213,7 +213,7 @@ void run_raw_rows(const QueryCache& q, const ComponentTypeID* ids, size_t count,
         if (ECS_LIKELY(!any_sparse)) {
             if (ECS_UNLIKELY(arch.ticks.active())) // every id is handed out mutable: each visited row changes
                 for (size_t i = 0; i < count; ++i)
-                    if (TickColumn* t = arch.ticks_of(ids[i])) t->touch_range(begin, n, arch.ticks.now());
+                    if (TickColumn* t = arch.ticks_of(ids[i])) arch.ticks.touch_range(*t, begin, n);
             for (size_t i = 0; i < count; ++i) {
                 const ComponentColumn& c = arch.column(ids[i]);
                 ptrs[i] = c.data + begin * c.elem_size;
