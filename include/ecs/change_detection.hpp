@@ -411,7 +411,7 @@ private:
     friend struct TickOpsOf;
 
     const ChangeClock* clock_ = nullptr;
-    const TickOps* ops_ = nullptr;
+    const TickOps* ops_ = nullptr; ///< clock_->ops, kept here: the destructor may run after the clock is gone
     PodArray<TickColumn*> columns_; ///< owned; deleted by ops_->destroy
 };
 

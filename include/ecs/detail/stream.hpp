@@ -20,10 +20,4 @@ namespace ecs::detail {
 template <class D, class S>
 using Dependent = typename DependentType<D, S>::type;
 
-/// `s`, typed through the template parameter `D` (see Dependent).
-template <class D, class S>
-Dependent<D, S>& dependent(S& s) noexcept {
-    return s;
-}
-
 } // namespace ecs::detail
