@@ -11,6 +11,8 @@
 
 #include <ecs/builtin/hierarchy.hpp>
 #include <ecs/builtin/hierarchy_ops.hpp>
+#include <ecs/builtin/transform.hpp>
+#include <ecs/builtin/transform_propagation.hpp>
 #include <ecs/world.hpp>
 
 #include "catch.hpp"
@@ -50,6 +52,31 @@ bool hierarchy_consistent(World& w) {
 }
 
 } // namespace
+
+TEST_CASE("hierarchy: the functions convert to plain function pointers", "[hierarchy]") {
+    // They are templates with a defaulted parameter (no translation unit compiles them unless it calls
+    // them); callers that store them as function pointers keep working.
+    void (*link)(World&, Entity, Entity) = &ecs::set_parent;
+    void (*unlink)(World&, Entity) = &ecs::remove_parent;
+    void (*destroy_tree)(World&, Entity) = &ecs::destroy_recursive;
+    void (*propagate)(World&) = &ecs::propagate_transforms;
+    World w;
+    const Entity root = w.create_with(ecs::LocalTransform{}, ecs::WorldTransform{});
+    const Entity a = w.create_with(ecs::LocalTransform{}, ecs::WorldTransform{});
+    const Entity b = w.create();
+    link(w, a, root);
+    link(w, b, a);
+    propagate(w);
+    CHECK(parent_of(w, b) == a);
+    unlink(w, b);
+    CHECK(parent_of(w, b) == ecs::INVALID_ENTITY);
+    CHECK(children_of(w, a).empty());
+    destroy_tree(w, root);
+    CHECK_FALSE(w.alive(root));
+    CHECK_FALSE(w.alive(a));
+    CHECK(w.alive(b));
+    CHECK(hierarchy_consistent(w));
+}
 
 TEST_CASE("hierarchy: set_parent links both sides and creates Children", "[hierarchy]") {
     World w;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../config.hpp"
+#include "../detail/dependent.hpp"
 #include "../entity.hpp"
 #include "../world.hpp"
 #include "hierarchy.hpp"
@@ -54,15 +55,17 @@ private:
 };
 
 /// True when `child` is alive and its Parent is `parent`: the Children entry is genuine.
-inline bool is_child_of(World& world, Entity child, Entity parent) noexcept {
-    const Parent* p = world.try_get<Parent>(child);
+template <class D = void>
+bool is_child_of(Dependent<D, World>& world, Entity child, Entity parent) noexcept {
+    const Parent* p = world.template try_get<Parent>(child);
     return p != nullptr && p->entity == parent;
 }
 
 /// Removes `child` from `parent`'s Children (all occurrences), and the Children component itself
 /// when it becomes empty. No-op when `parent` is dead or has no Children.
-inline void detach_from_children(World& world, Entity parent, Entity child) {
-    Children* children = world.try_get<Children>(parent);
+template <class D = void>
+void detach_from_children(Dependent<D, World>& world, Entity parent, Entity child) {
+    Children* children = world.template try_get<Children>(parent);
     if (children == nullptr) return;
     auto& list = children->entities;
     size_t kept = 0;
@@ -73,11 +76,12 @@ inline void detach_from_children(World& world, Entity parent, Entity child) {
 
 /// True when `ancestor` appears on the Parent chain of `e` (`e` itself excluded). The walk stops
 /// after as many steps as there are live entities, so a hand-made cycle cannot hang it.
-inline bool has_ancestor(World& world, Entity e, Entity ancestor) noexcept {
+template <class D = void>
+bool has_ancestor(Dependent<D, World>& world, Entity e, Entity ancestor) noexcept {
     size_t steps = world.count();
-    for (const Parent* p = world.try_get<Parent>(e); p != nullptr && steps != 0; --steps) {
+    for (const Parent* p = world.template try_get<Parent>(e); p != nullptr && steps != 0; --steps) {
         if (p->entity == ancestor) return true;
-        p = world.try_get<Parent>(p->entity);
+        p = world.template try_get<Parent>(p->entity);
     }
     return false;
 }
@@ -97,19 +101,20 @@ inline bool has_ancestor(World& world, Entity e, Entity ancestor) noexcept {
  * @pre Not called during iteration (asserted; refused).
  * Complexity: O(depth of `parent`) for the cycle check, plus O(children of the old parent).
  */
-inline void set_parent(World& world, Entity child, Entity parent) {
+template <class D = void>
+void set_parent(detail::Dependent<D, World>& world, Entity child, Entity parent) {
     if (!world.alive(child) || !world.alive(parent)) return;
     if (!ECS_CHECK(child != parent, "set_parent: an entity cannot be its own parent")) return;
     if (!ECS_CHECK(!world.iterating(), "set_parent: structural change during iteration")) return;
-    if (!ECS_CHECK(!detail::has_ancestor(world, parent, child),
+    if (!ECS_CHECK(!detail::has_ancestor<D>(world, parent, child),
                    "set_parent: the new parent is a descendant of the child (would make a cycle)"))
         return;
 
-    if (const Parent* current = world.try_get<Parent>(child)) {
+    if (const Parent* current = world.template try_get<Parent>(child)) {
         const Entity old_parent = current->entity;
         if (old_parent == parent) {
             // Already attached: only repair a missing Children entry, never duplicate it.
-            Children* children = world.try_get<Children>(parent);
+            Children* children = world.template try_get<Children>(parent);
             if (children == nullptr) {
                 world.add(parent, Children{{child}});
             } else if (detail::find_value(children->entities.begin(), children->entities.end(), child) ==
@@ -118,12 +123,12 @@ inline void set_parent(World& world, Entity child, Entity parent) {
             }
             return;
         }
-        detail::detach_from_children(world, old_parent, child);
+        detail::detach_from_children<D>(world, old_parent, child);
     }
 
     world.add(child, Parent{parent});
     // Looked up after the add above: it may have moved rows of `parent`'s archetype.
-    if (Children* children = world.try_get<Children>(parent)) {
+    if (Children* children = world.template try_get<Children>(parent)) {
         if (detail::find_value(children->entities.begin(), children->entities.end(), child) == children->entities.end())
             children->entities.push_back(child);
     } else {
@@ -139,13 +144,14 @@ inline void set_parent(World& world, Entity child, Entity parent) {
  * @pre Not called during iteration (asserted; refused).
  * Complexity: O(children of the parent).
  */
-inline void remove_parent(World& world, Entity child) {
-    const Parent* current = world.try_get<Parent>(child);
+template <class D = void>
+void remove_parent(detail::Dependent<D, World>& world, Entity child) {
+    const Parent* current = world.template try_get<Parent>(child);
     if (current == nullptr) return;
     if (!ECS_CHECK(!world.iterating(), "remove_parent: structural change during iteration")) return;
     const Entity parent = current->entity;
-    detail::detach_from_children(world, parent, child);
-    world.remove<Parent>(child);
+    detail::detach_from_children<D>(world, parent, child);
+    world.template remove<Parent>(child);
 }
 
 /**
@@ -159,20 +165,21 @@ inline void remove_parent(World& world, Entity child) {
  * @pre Not called during iteration (asserted; refused).
  * Complexity: O(size of the subtree). Scratch memory is reused between calls.
  */
-inline void destroy_recursive(World& world, Entity root) {
+template <class D = void>
+void destroy_recursive(detail::Dependent<D, World>& world, Entity root) {
     if (!world.alive(root)) return;
     if (!ECS_CHECK(!world.iterating(), "destroy_recursive: structural change during iteration")) return;
-    remove_parent(world, root);
+    remove_parent<D>(world, root);
 
     detail::ScratchVector<Entity> scratch;
     std::vector<Entity>& order = scratch.items;
     order.push_back(root);
     for (size_t i = 0; i < order.size(); ++i) {
         const Entity node = order[i];
-        const Children* children = world.try_get<Children>(node);
+        const Children* children = world.template try_get<Children>(node);
         if (children == nullptr) continue;
         for (const Entity c : children->entities)
-            if (c != root && detail::is_child_of(world, c, node)) order.push_back(c);
+            if (c != root && detail::is_child_of<D>(world, c, node)) order.push_back(c);
     }
     for (size_t i = order.size(); i-- > 0;) world.destroy(order[i]);
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "../detail/dependent.hpp"
 #include "../entity.hpp"
 #include "../world.hpp"
 #include "hierarchy.hpp"
@@ -26,9 +27,10 @@ struct PropagationItem {
     const Mat4* parent_world;
 };
 
-inline void enqueue_children(World& world, std::vector<PropagationItem>& queue, Entity parent,
-                             const Mat4* parent_world) {
-    if (const Children* children = world.try_get<Children>(parent))
+template <class D = void>
+void enqueue_children(Dependent<D, World>& world, std::vector<PropagationItem>& queue, Entity parent,
+                      const Mat4* parent_world) {
+    if (const Children* children = world.template try_get<Children>(parent))
         for (const Entity c : children->entities) queue.push_back(PropagationItem{c, parent, parent_world});
 }
 
@@ -52,24 +54,25 @@ inline void enqueue_children(World& world, std::vector<PropagationItem>& queue, 
  * @pre Not called during iteration (it iterates itself; it makes no structural change).
  * Complexity: O(entities in the hierarchies), a few O(1) lookups per child.
  */
-inline void propagate_transforms(World& world) {
+template <class D = void>
+void propagate_transforms(detail::Dependent<D, World>& world) {
     detail::ScratchVector<detail::PropagationItem> scratch;
     std::vector<detail::PropagationItem>& queue = scratch.items;
 
-    world.each<const LocalTransform, WorldTransform>(
+    world.template each<const LocalTransform, WorldTransform>(
         Exclude<Parent>{}, [&](Entity e, const LocalTransform& local, WorldTransform& global) {
             global.matrix = local.matrix;
-            detail::enqueue_children(world, queue, e, &global.matrix);
+            detail::enqueue_children<D>(world, queue, e, &global.matrix);
         });
 
     for (size_t head = 0; head < queue.size(); ++head) {
         const detail::PropagationItem item = queue[head];
-        if (!detail::is_child_of(world, item.child, item.parent)) continue;
-        const LocalTransform* local = world.try_get<LocalTransform>(item.child);
-        WorldTransform* global = world.try_get<WorldTransform>(item.child);
+        if (!detail::is_child_of<D>(world, item.child, item.parent)) continue;
+        const LocalTransform* local = world.template try_get<LocalTransform>(item.child);
+        WorldTransform* global = world.template try_get<WorldTransform>(item.child);
         if (local == nullptr || global == nullptr) continue;
         global->matrix = item.parent_world->multiply(local->matrix);
-        detail::enqueue_children(world, queue, item.child, &global->matrix);
+        detail::enqueue_children<D>(world, queue, item.child, &global->matrix);
     }
 }
 

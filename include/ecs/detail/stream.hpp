@@ -14,10 +14,3 @@
 
 #include "dependent.hpp"
 
-namespace ecs::detail {
-
-/// `S`, spelled as a type that depends on the template parameter `D`.
-template <class D, class S>
-using Dependent = typename DependentType<D, S>::type;
-
-} // namespace ecs::detail
