@@ -38,13 +38,13 @@ struct Children {
 
 namespace detail {
 template <class D = void>
-void write_u32_le(Dependent<D, std::ostream>& out, uint32_t v) {
+inline void write_u32_le(Dependent<D, std::ostream>& out, uint32_t v) {
     const char bytes[4] = {static_cast<char>(v & 0xFFu), static_cast<char>((v >> 8) & 0xFFu),
                            static_cast<char>((v >> 16) & 0xFFu), static_cast<char>((v >> 24) & 0xFFu)};
     out.write(bytes, 4);
 }
 template <class D = void>
-bool read_u32_le(Dependent<D, std::istream>& in, uint32_t& v) {
+inline bool read_u32_le(Dependent<D, std::istream>& in, uint32_t& v) {
     unsigned char bytes[4];
     if (!in.read(reinterpret_cast<char*>(bytes), 4)) return false;
     v = uint32_t(bytes[0]) | (uint32_t(bytes[1]) << 8) | (uint32_t(bytes[2]) << 16) | (uint32_t(bytes[3]) << 24);
@@ -60,7 +60,7 @@ bool read_u32_le(Dependent<D, std::istream>& in, uint32_t& v) {
  * `&ecs::write_children` still converts to a SerializeFunc.
  */
 template <class D = void>
-void write_children(detail::Dependent<D, std::ostream>& out, const void* component) {
+inline void write_children(detail::Dependent<D, std::ostream>& out, const void* component) {
     const std::vector<Entity>& list = static_cast<const Children*>(component)->entities;
     detail::write_u32_le<D>(out, static_cast<uint32_t>(list.size()));
     for (const Entity e : list) {
@@ -76,7 +76,7 @@ void write_children(detail::Dependent<D, std::ostream>& out, const void* compone
  *        actually read, never with an unchecked count.
  */
 template <class D = void>
-void read_children(detail::Dependent<D, std::istream>& in, void* storage) {
+inline void read_children(detail::Dependent<D, std::istream>& in, void* storage) {
     uint32_t count = 0;
     if (!detail::read_u32_le<D>(in, count)) {
         in.setstate(in.failbit);

@@ -56,7 +56,7 @@ private:
 
 /// True when `child` is alive and its Parent is `parent`: the Children entry is genuine.
 template <class D = void>
-bool is_child_of(Dependent<D, World>& world, Entity child, Entity parent) noexcept {
+inline bool is_child_of(Dependent<D, World>& world, Entity child, Entity parent) noexcept {
     const Parent* p = world.template try_get<Parent>(child);
     return p != nullptr && p->entity == parent;
 }
@@ -64,7 +64,7 @@ bool is_child_of(Dependent<D, World>& world, Entity child, Entity parent) noexce
 /// Removes `child` from `parent`'s Children (all occurrences), and the Children component itself
 /// when it becomes empty. No-op when `parent` is dead or has no Children.
 template <class D = void>
-void detach_from_children(Dependent<D, World>& world, Entity parent, Entity child) {
+inline void detach_from_children(Dependent<D, World>& world, Entity parent, Entity child) {
     Children* children = world.template try_get<Children>(parent);
     if (children == nullptr) return;
     auto& list = children->entities;
@@ -77,7 +77,7 @@ void detach_from_children(Dependent<D, World>& world, Entity parent, Entity chil
 /// True when `ancestor` appears on the Parent chain of `e` (`e` itself excluded). The walk stops
 /// after as many steps as there are live entities, so a hand-made cycle cannot hang it.
 template <class D = void>
-bool has_ancestor(Dependent<D, World>& world, Entity e, Entity ancestor) noexcept {
+inline bool has_ancestor(Dependent<D, World>& world, Entity e, Entity ancestor) noexcept {
     size_t steps = world.count();
     for (const Parent* p = world.template try_get<Parent>(e); p != nullptr && steps != 0; --steps) {
         if (p->entity == ancestor) return true;
@@ -102,7 +102,7 @@ bool has_ancestor(Dependent<D, World>& world, Entity e, Entity ancestor) noexcep
  * Complexity: O(depth of `parent`) for the cycle check, plus O(children of the old parent).
  */
 template <class D = void>
-void set_parent(detail::Dependent<D, World>& world, Entity child, Entity parent) {
+inline void set_parent(detail::Dependent<D, World>& world, Entity child, Entity parent) {
     if (!world.alive(child) || !world.alive(parent)) return;
     if (!ECS_CHECK(child != parent, "set_parent: an entity cannot be its own parent")) return;
     if (!ECS_CHECK(!world.iterating(), "set_parent: structural change during iteration")) return;
@@ -145,7 +145,7 @@ void set_parent(detail::Dependent<D, World>& world, Entity child, Entity parent)
  * Complexity: O(children of the parent).
  */
 template <class D = void>
-void remove_parent(detail::Dependent<D, World>& world, Entity child) {
+inline void remove_parent(detail::Dependent<D, World>& world, Entity child) {
     const Parent* current = world.template try_get<Parent>(child);
     if (current == nullptr) return;
     if (!ECS_CHECK(!world.iterating(), "remove_parent: structural change during iteration")) return;
@@ -166,7 +166,7 @@ void remove_parent(detail::Dependent<D, World>& world, Entity child) {
  * Complexity: O(size of the subtree). Scratch memory is reused between calls.
  */
 template <class D = void>
-void destroy_recursive(detail::Dependent<D, World>& world, Entity root) {
+inline void destroy_recursive(detail::Dependent<D, World>& world, Entity root) {
     if (!world.alive(root)) return;
     if (!ECS_CHECK(!world.iterating(), "destroy_recursive: structural change during iteration")) return;
     remove_parent<D>(world, root);

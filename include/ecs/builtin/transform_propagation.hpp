@@ -28,7 +28,7 @@ struct PropagationItem {
 };
 
 template <class D = void>
-void enqueue_children(Dependent<D, World>& world, std::vector<PropagationItem>& queue, Entity parent,
+inline void enqueue_children(Dependent<D, World>& world, std::vector<PropagationItem>& queue, Entity parent,
                       const Mat4* parent_world) {
     if (const Children* children = world.template try_get<Children>(parent))
         for (const Entity c : children->entities) queue.push_back(PropagationItem{c, parent, parent_world});
@@ -55,7 +55,7 @@ void enqueue_children(Dependent<D, World>& world, std::vector<PropagationItem>& 
  * Complexity: O(entities in the hierarchies), a few O(1) lookups per child.
  */
 template <class D = void>
-void propagate_transforms(detail::Dependent<D, World>& world) {
+inline void propagate_transforms(detail::Dependent<D, World>& world) {
     detail::ScratchVector<detail::PropagationItem> scratch;
     std::vector<detail::PropagationItem>& queue = scratch.items;
 
