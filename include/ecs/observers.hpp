@@ -100,13 +100,14 @@ public:
     }
 
     /// Marks the observer `id` dead. @return false when unknown or already disconnected.
+    template <typename = void>
     bool disconnect(ObserverId id) {
         if (id.value == 0 || id.value >= next_id_ || id.world != serial_) return false;
         bool found = kill(add_, id.value) || kill(remove_, id.value) || kill(set_, id.value) || kill_query(enter_, id.value) ||
                      kill_query(leave_, id.value);
         if (found) {
             garbage_ = true;
-            if (dispatching_ == 0) compact();
+            if (dispatching_ == 0) compact<>();
         }
         return found;
     }
@@ -235,11 +236,13 @@ private:
     using HookList = std::vector<Box<Hook>>;
     using HookTable = std::vector<HookList>; ///< by component id
 
-    /// Counts running dispatches; the outermost one compacts what was disconnected meanwhile.
+    /// Counts running dispatches; the outermost one compacts what was disconnected meanwhile. A
+    /// template, like compact(): only the files that dispatch compile them.
+    template <typename = void>
     struct DispatchScope {
         explicit DispatchScope(Observers& o) noexcept : self(o) { ++self.dispatching_; }
         ~DispatchScope() {
-            if (--self.dispatching_ == 0 && self.garbage_) self.compact();
+            if (--self.dispatching_ == 0 && self.garbage_) self.template compact<>();
         }
         DispatchScope(const DispatchScope&) = delete;
         DispatchScope& operator=(const DispatchScope&) = delete;
@@ -281,6 +284,7 @@ private:
     }
 
     /// Frees dead hooks and recomputes the masks and flags. Only when no dispatch runs.
+    template <typename = void>
     void compact() {
         garbage_ = false;
         auto sweep = [](auto& list) {
@@ -310,7 +314,7 @@ private:
     /// Stops when `e` no longer has the component.
     template <typename = void>
     static void fire_hooks(Observers& self, HookTable& hooks, World& w, EntityLookup index, Entity e, ComponentTypeID id) {
-        DispatchScope scope(self);
+        DispatchScope<> scope(self);
         for (size_t i = 0; i < hooks[id].size(); ++i) {
             Hook& h = *hooks[id][i];
             if (!h.alive) continue;
@@ -330,7 +334,7 @@ private:
     template <typename = void>
     static void fire_queries(Observers& self, std::vector<Box<QueryHook>>& list, World& w, EntityLookup index, Entity e,
                              const ComponentMask* other, bool exact) {
-        DispatchScope scope(self);
+        DispatchScope<> scope(self);
         for (size_t i = 0; i < list.size(); ++i) {
             QueryHook& h = *list[i];
             if (!h.alive) continue;

@@ -350,14 +350,17 @@ void World::each_raw(const ComponentTypeID* ids, size_t count, Func&& fn) {
     detail::run_raw_rows(q, ids, count, sets.data(), true, queries_.scope_depth(), fn);
 }
 
+template <typename>
 inline ObserverId World::on_add_raw(ComponentTypeID id, ErasedHook fn) {
     if (!detail::check_known_id("World::on_add_raw", id)) return {};
     return observers_.add_on_add(id, std::move(fn));
 }
+template <typename>
 inline ObserverId World::on_remove_raw(ComponentTypeID id, ErasedHook fn) {
     if (!detail::check_known_id("World::on_remove_raw", id)) return {};
     return observers_.add_on_remove(id, std::move(fn));
 }
+template <typename>
 inline ObserverId World::on_set_raw(ComponentTypeID id, ErasedHook fn) {
     if (!detail::check_known_id("World::on_set_raw", id)) return {};
     return observers_.add_on_set(id, std::move(fn));
