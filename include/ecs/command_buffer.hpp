@@ -28,6 +28,7 @@ public:
     ~CommandBuffer() = default;
 
     /// Records destroy(e).
+    template <typename = void> // like the members below: compiled only where called
     void destroy(Entity e) { detail::CommandRecorder::destroy(queue_, e); }
     /// Records add(e, value); the value is moved (or copied) into the buffer now.
     template <typename T>
@@ -103,10 +104,12 @@ public:
     }
 
     /// Records add_raw(e, id, value) (runtime.hpp): a copy of `*value` (nothing for nullptr) is taken now.
+    template <typename = void>
     void add_raw(Entity e, ComponentTypeID id, const void* value) {
         detail::RawCommandRecorder::add(queue_, "CommandBuffer::add_raw", e, id, value);
     }
     /// Records remove_raw(e, id).
+    template <typename = void>
     void remove_raw(Entity e, ComponentTypeID id) { detail::RawCommandRecorder::remove(queue_, "CommandBuffer::remove_raw", e, id); }
 
     /**

@@ -210,6 +210,7 @@ struct RemoveRawCommand {
 struct RawCommandRecorder {
     /// Copies `*value` (or nothing, for a value-initialised add) into the queue now. Refused (asserts,
     /// nothing recorded) when the id is unknown, has no storage, or the type cannot copy / default-construct.
+    template <typename = void>
     static void add(CommandQueue& q, const char* function, Entity e, ComponentTypeID id, const void* value) {
         if (!check_known_id(function, id)) return;
         const ColumnFactory factory = column_factory(id);
@@ -240,6 +241,7 @@ struct RawCommandRecorder {
         guard.p = nullptr;
         q.emplace<World, AddRawCommand>(e, id, copy, c.elem_align, c.trivially_relocatable ? nullptr : c.destroy);
     }
+    template <typename = void>
     static void remove(CommandQueue& q, const char* function, Entity e, ComponentTypeID id) {
         if (!check_known_id(function, id)) return;
         q.emplace<World, RemoveRawCommand>(e, id);
@@ -249,6 +251,7 @@ struct RawCommandRecorder {
 
 /// Records the structural API into a CommandQueue. Shared by DeferredProxy and CommandBuffer.
 struct CommandRecorder {
+    template <typename = void>
     static void destroy(CommandQueue& q, Entity e) { q.emplace<World, DestroyCommand>(e); }
     template <typename T>
     static void add(CommandQueue& q, Entity e, T&& value) {
@@ -330,6 +333,7 @@ class DeferredProxy {
 public:
     explicit DeferredProxy(World& world) noexcept : world_(&world) {}
     /// Records destroy(e).
+    template <typename = void> // like the members below: compiled only where called
     void destroy(Entity e) { detail::CommandRecorder::destroy(world_->deferred_, e); }
     /// Records add(e, value); the value is moved (or copied) into the queue now.
     template <typename T>
@@ -369,6 +373,7 @@ public:
         detail::CommandRecorder::call(world_->deferred_, std::forward<F>(fn));
     }
     /// Records create() and returns the entity's handle now (alive after the flush).
+    template <typename = void>
     Entity create() {
         const Entity e = world_->entities_.reserve();
         detail::CommandRecorder::create_reserved(world_->deferred_, e);
@@ -410,10 +415,12 @@ public:
         detail::CommandRecorder::unrelate_all<R>(world_->deferred_, source);
     }
     /// Records add_raw(e, id, value): a copy of `*value` (nothing for nullptr) is taken now.
+    template <typename = void>
     void add_raw(Entity e, ComponentTypeID id, const void* value) {
         detail::RawCommandRecorder::add(world_->deferred_, "World::deferred().add_raw", e, id, value);
     }
     /// Records remove_raw(e, id).
+    template <typename = void>
     void remove_raw(Entity e, ComponentTypeID id) {
         detail::RawCommandRecorder::remove(world_->deferred_, "World::deferred().remove_raw", e, id);
     }

@@ -659,6 +659,7 @@ struct StructuralOps {
 
     /// The entities of `q`'s archetypes, archetype order then row order (a query naming sparse
     /// types keeps the rows passing its sparse tests; enable bits are not looked at, like table types).
+    template <typename = void> // compiled only where a bulk operation is used
     static std::vector<Entity> collect(const QueryCache& q, const World& w) {
         if (ECS_UNLIKELY(q.has_sparse)) {
             std::vector<Entity> out;
@@ -678,6 +679,7 @@ struct StructuralOps {
     }
 
     /// Moves every row of `src` to `dst` and updates their records. @return the rows moved.
+    template <typename = void> // compiled only where a bulk operation is used
     static size_t move_all(World& w, Archetype& src, Archetype& dst) {
         const size_t rows = src.size();
         const uint32_t base = src.append_rows_to(dst);
@@ -693,6 +695,7 @@ struct StructuralOps {
         return rows;
     }
 
+    template <typename = void> // compiled only where a bulk operation is used
     static size_t destroy_all(World& w, const QueryCache& q) {
         // Relationships: destroying a target may unrelate or destroy sources, so each entity goes
         // through World::destroy, like with hooks.
