@@ -119,6 +119,40 @@ static_assert(std::is_same_v<decltype(std::declval<World::DeferredProxy&>().crea
 static_assert(std::is_void_v<decltype(std::declval<CommandBuffer&>().create_with(Pos{}, Hp{}))>,
               "CommandBuffer::create_with returns void");
 
+TEST_CASE("deferred: the members that are templates with a defaulted parameter bind to member pointers", "[deferred]") {
+    // destroy, create, add_raw and remove_raw (and World::disconnect, on_add_raw) are compiled only
+    // where called; they are still ordinary members to call and to point at.
+    void (ecs::DeferredProxy::*proxy_destroy)(Entity) = &ecs::DeferredProxy::destroy<>;
+    Entity (ecs::DeferredProxy::*proxy_create)() = &ecs::DeferredProxy::create<>;
+    void (CommandBuffer::*buffer_destroy)(Entity) = &CommandBuffer::destroy<>;
+    void (CommandBuffer::*buffer_add_raw)(Entity, ecs::ComponentTypeID, const void*) = &CommandBuffer::add_raw<>;
+    bool (World::*world_disconnect)(ecs::ObserverId) = &World::disconnect<>;
+    World w;
+    (void)w.create_with(Pos{}); // gives Pos its column factory (add_raw needs one)
+    int added = 0;
+    const ecs::ObserverId hook =
+        w.on_add_raw(ecs::component_id<Pos>(), [&](World&, Entity, void*) { ++added; });
+    const Entity a = w.create();
+    const Entity b = w.create();
+    ecs::DeferredProxy proxy = w.deferred();
+    (proxy.*proxy_destroy)(a);
+    const Entity c = (proxy.*proxy_create)();
+    w.flush_deferred();
+    CHECK_FALSE(w.alive(a));
+    CHECK(w.alive(c));
+    CommandBuffer buffer;
+    const Pos p{1, 2};
+    (buffer.*buffer_add_raw)(b, ecs::component_id<Pos>(), &p);
+    (buffer.*buffer_destroy)(c);
+    buffer.flush(w);
+    CHECK(w.has<Pos>(b));
+    CHECK(added == 1);
+    CHECK_FALSE(w.alive(c));
+    CHECK((w.*world_disconnect)(hook));
+    CHECK_FALSE(w.disconnect(hook));
+    CHECK(w.check_invariants());
+}
+
 TEST_CASE("deferred: recorded commands change nothing until flush_deferred", "[deferred]") {
     World w;
     const Entity a = w.create_with(Pos{1, 2});

@@ -291,12 +291,9 @@ public:
     void each_raw(const ComponentTypeID* ids, size_t count, Func&& fn);
     /// @brief on_add / on_remove / on_set by component id, with the component's address. Templates
     ///        with a defaulted parameter: a file that registers no hook compiles no registration.
-    template <typename = void>
-    ObserverId on_add_raw(ComponentTypeID id, ErasedHook fn);
-    template <typename = void>
-    ObserverId on_remove_raw(ComponentTypeID id, ErasedHook fn);
-    template <typename = void>
-    ObserverId on_set_raw(ComponentTypeID id, ErasedHook fn);
+    template <typename = void> ObserverId on_add_raw(ComponentTypeID id, ErasedHook fn);
+    template <typename = void> ObserverId on_remove_raw(ComponentTypeID id, ErasedHook fn);
+    template <typename = void> ObserverId on_set_raw(ComponentTypeID id, ErasedHook fn);
 
 
     // -- Component mutation -----------------------------------------------------------------------
@@ -538,8 +535,7 @@ public:
 
     /// @brief Unregisters an observer; allowed inside any hook (the hook does not run again, the
     ///        others keep their order). @return false when `id` is unknown or already disconnected.
-    template <typename = void>
-    bool disconnect(ObserverId id) { return observers_.disconnect(id) || entity_events_.disconnect(id); }
+    template <typename = void> bool disconnect(ObserverId id) { return observers_.disconnect(id) || entity_events_.disconnect(id); }
 
     /**
      * @brief Starts change detection for `T` in this world; idempotent. Entities that have
