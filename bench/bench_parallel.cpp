@@ -8,14 +8,20 @@
 // - BM_Parallel_Schedule / BM_Parallel_SchedulePool4: 8 independent per-entity systems, each over
 //   its own component, run(world) vs run(world, ThreadPool(4)). On a 2-core machine 4 threads can
 //   give at most 2x.
+// - Scaling (#31, run on a many-core machine): BM_Parallel_EachParPool/n/T is each_par on
+//   ThreadPool(T); BM_Raw_ParallelSpin/n/T is the hand-written twin, plain Work and Seed arrays split
+//   into T contiguous blocks on bench::SpinExecutor(T) (T = 1 is the plain sequential loop). The
+//   speed-ups are BM_Parallel_Each/n over EachParPool/n/T and RawParallelSpin/n/1 over /n/T.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <ecs/schedule.hpp>
 
 #include "common.hpp"
+#include "executors.hpp"
 
 namespace {
 
@@ -56,6 +62,64 @@ void BM_Parallel_EachPar2(benchmark::State& state) {
         benchmark::ClobberMemory();
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+void BM_Parallel_EachParPool(benchmark::State& state) {
+    ecs::World w;
+    fill(w, static_cast<size_t>(state.range(0)));
+    ecs::ThreadPool pool(static_cast<size_t>(state.range(1)));
+    for (auto _ : state) {
+        w.each_par<Work, const Seed>(pool, [](Work& p, const Seed& s) { p.x = burn(p.x, s.k); });
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+/// each_par on ThreadPool(T) wrapped in bench::TracingExecutor: how the batches spread.
+void BM_Parallel_EachParTraced(benchmark::State& state) {
+    ecs::World w;
+    fill(w, static_cast<size_t>(state.range(0)));
+    ecs::ThreadPool pool(static_cast<size_t>(state.range(1)));
+    bench::TracingExecutor traced(pool);
+    for (auto _ : state) {
+        w.each_par<Work, const Seed>(traced, [](Work& p, const Seed& s) { p.x = burn(p.x, s.k); });
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+    bench::report_trace(state, traced.totals());
+}
+
+struct RawParallel {
+    std::vector<Work> work;
+    std::vector<Seed> seed;
+    size_t blocks = 1;
+    static void block(void* context, size_t b) {
+        auto& r = *static_cast<RawParallel*>(context);
+        const size_t n = r.work.size();
+        const size_t end = n * (b + 1) / r.blocks;
+        for (size_t i = n * b / r.blocks; i < end; ++i) r.work[i].x = burn(r.work[i].x, r.seed[i].k);
+    }
+};
+
+void BM_Raw_ParallelSpin(benchmark::State& state) {
+    const size_t n = static_cast<size_t>(state.range(0));
+    RawParallel raw;
+    for (size_t i = 0; i < n; ++i) {
+        raw.work.push_back(Work{static_cast<float>(i % 100)});
+        raw.seed.push_back(Seed{0.999f});
+    }
+    raw.blocks = static_cast<size_t>(state.range(1));
+    bench::SpinExecutor spin(raw.blocks);
+    for (auto _ : state) {
+        spin.parallel_for(raw.blocks, &RawParallel::block, &raw);
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+void thread_args(benchmark::internal::Benchmark* b) {
+    b->Args({10000, 2}); // the smoke test's size
+    for (const int64_t t : {1, 2, 4, 8, 16}) b->Args({1000000, t});
 }
 
 void BM_Parallel_SmallEach(benchmark::State& state) {
@@ -114,6 +178,9 @@ void BM_Parallel_SchedulePool4(benchmark::State& state) {
 
 ECS_BENCH_RANGE(BM_Parallel_Each)->UseRealTime();
 ECS_BENCH_RANGE(BM_Parallel_EachPar2)->UseRealTime();
+BENCHMARK(BM_Parallel_EachParPool)->Apply(thread_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Parallel_EachParTraced)->Apply(thread_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Raw_ParallelSpin)->Apply(thread_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Parallel_SmallEach)->Arg(1000)->Arg(10000)->UseRealTime();
 BENCHMARK(BM_Parallel_SmallEachPar)->Arg(1000)->Arg(10000)->UseRealTime();
 BENCHMARK(BM_Parallel_Schedule)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();

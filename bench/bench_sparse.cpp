@@ -13,6 +13,8 @@
  *   each_par on ThreadPool(2). Speed-up = SparseEach / SparseEachPar2 (bar: >= 1.8 on two cores).
  * - BM_Parallel_MixedEach / BM_Parallel_MixedEachPar2: a table term and a sparse term (archetype
  *   batches, the sparse value fetched per row), same body and the same comparison.
+ * - BM_Parallel_SparseEachPool/n/T, BM_Parallel_MixedEachPool/n/T: the same on ThreadPool(T), for
+ *   the scaling run on a many-core machine (#31: >= 0.9 x T at 1M).
  * Wall-clock timed (UseRealTime) where workers run: the calling thread's CPU time would hide them.
  */
 #include <cstddef>
@@ -22,6 +24,7 @@
 #include <ecs/parallel.hpp>
 
 #include "common.hpp"
+#include "executors.hpp"
 
 namespace bench {
 /// The sparse component of the all-sparse queries.
@@ -189,6 +192,38 @@ void BM_Parallel_SparseEachPar2(benchmark::State& state) {
 }
 ECS_BENCH_RANGE(BM_Parallel_SparseEachPar2)->UseRealTime();
 
+void pool_args(benchmark::internal::Benchmark* b) {
+    b->Args({10000, 2}); // the smoke test's size
+    for (const int64_t t : {1, 2, 4, 8, 16}) b->Args({1000000, t});
+}
+
+void BM_Parallel_SparseEachPool(benchmark::State& state) {
+    ecs::World w;
+    fill_sparse(w, arg_n(state));
+    ecs::ThreadPool pool(static_cast<size_t>(state.range(1)));
+    for (auto _ : state) {
+        w.each_par<SparseWork, const SparseSeed>(pool, [](SparseWork& p, const SparseSeed& s) { p.x = burn(p.x, s.k); });
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_Parallel_SparseEachPool)->Apply(pool_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// The same on ThreadPool(T) wrapped in TracingExecutor: how the batches spread over the threads.
+void BM_Parallel_SparseEachTraced(benchmark::State& state) {
+    ecs::World w;
+    fill_sparse(w, arg_n(state));
+    ecs::ThreadPool pool(static_cast<size_t>(state.range(1)));
+    TracingExecutor traced(pool);
+    for (auto _ : state) {
+        w.each_par<SparseWork, const SparseSeed>(traced, [](SparseWork& p, const SparseSeed& s) { p.x = burn(p.x, s.k); });
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+    report_trace(state, traced.totals());
+}
+BENCHMARK(BM_Parallel_SparseEachTraced)->Apply(pool_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 void fill_mixed(ecs::World& w, size_t n) {
     for (size_t i = 0; i < n; ++i) w.create_with(Position{float(i % 100), 0.0f}, SparseSeed{0.999f});
 }
@@ -215,6 +250,18 @@ void BM_Parallel_MixedEachPar2(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 ECS_BENCH_RANGE(BM_Parallel_MixedEachPar2)->UseRealTime();
+
+void BM_Parallel_MixedEachPool(benchmark::State& state) {
+    ecs::World w;
+    fill_mixed(w, arg_n(state));
+    ecs::ThreadPool pool(static_cast<size_t>(state.range(1)));
+    for (auto _ : state) {
+        w.each_par<Position, const SparseSeed>(pool, [](Position& p, const SparseSeed& s) { p.x = burn(p.x, s.k); });
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_Parallel_MixedEachPool)->Apply(pool_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 } // namespace
 } // namespace bench
