@@ -127,7 +127,7 @@ public:
         for (size_t k = 0; k < per_thread.size(); ++k) {
             most = per_thread[k] > most ? per_thread[k] : most;
             busiest = busy[k] > busiest ? busy[k] : busiest;
-            used += per_thread[k] > 0 ? 1 : 0;
+            if (per_thread[k] > 0) ++used;
         }
         totals_.busiest_thread_ns += busiest;
         totals_.mean_thread_ns += used == 0 ? 0 : sum / static_cast<double>(used);
