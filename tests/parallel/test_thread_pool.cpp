@@ -4,6 +4,7 @@
 #include <ecs/parallel.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -113,6 +114,36 @@ TEST_CASE("thread pool: a single index may use the pool itself", "[parallel]") {
         ecs::parallel_for(pool, 1000, [&](size_t) { ran.fetch_add(1, std::memory_order_relaxed); });
     });
     CHECK(ran.load() == 1000);
+}
+
+TEST_CASE("thread pool: workers that watch for the next job between calls", "[parallel]") {
+    // ThreadPool(2) has no more threads than the machine (when it has two or more), so its worker
+    // watches for the next job for a while before sleeping, and the caller watches for the worker
+    // to leave: calls back to back, calls spaced past the watch, plain writes read back each time.
+    ecs::ThreadPool pool(2);
+    std::vector<uint64_t> out(4096, 0); // plain memory: TSan reports a missing happens-before
+    for (int call = 0; call < 2000; ++call) {
+        const size_t n = call % 3 == 0 ? 2 : out.size(); // a two-index call ends before the worker joins
+        ecs::parallel_for(pool, n, [&](size_t i) { out[i] += 1; });
+        if (call % 500 == 499) std::this_thread::sleep_for(std::chrono::milliseconds(1)); // past the watch
+    }
+    uint64_t expected_front = 0, expected_back = 0;
+    for (int call = 0; call < 2000; ++call) {
+        expected_front += 1;
+        expected_back += call % 3 == 0 ? 0 : 1;
+    }
+    CHECK(out[0] == expected_front);
+    CHECK(out[1] == expected_front);
+    bool back = true;
+    for (size_t i = 2; i < out.size(); ++i)
+        if (out[i] != expected_back) back = false;
+    CHECK(back);
+    for (int i = 0; i < 20; ++i) { // destroyed while its worker watches
+        ecs::ThreadPool watched(2);
+        std::atomic<int> ran{0};
+        ecs::parallel_for(watched, 8, [&](size_t) { ran.fetch_add(1); });
+        CHECK(ran.load() == 8);
+    }
 }
 
 TEST_CASE("thread pool: calls from several threads are serialized", "[parallel]") {
