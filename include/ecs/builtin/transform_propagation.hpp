@@ -29,7 +29,7 @@ struct PropagationItem {
 
 template <class D = void>
 inline void enqueue_children(Dependent<D, World>& world, std::vector<PropagationItem>& queue, Entity parent,
-                      const Mat4* parent_world) {
+                             const Mat4* parent_world) {
     if (const Children* children = world.template try_get<Children>(parent))
         for (const Entity c : children->entities) queue.push_back(PropagationItem{c, parent, parent_world});
 }
