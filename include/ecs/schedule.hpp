@@ -56,6 +56,12 @@
  *   then on_enter systems of the new one, each exclusive, in registration order, its commands
  *   flushed right after it. run(world) without a delta does the same but does not touch Time.
  *
+ * One heavy system: `s.add<Position, const Velocity>("physics", fn).multi_threaded();` lets a
+ * per-entity system (no CommandBuffer) cut its rows across the executor when it is alone in its wave:
+ * `each_par` instead of `each`, so its callback runs on several threads at once, for different
+ * entities. With other systems in the same wave it runs as usual, one thread per system. The debug
+ * access check then covers the rows run on the calling thread only.
+ *
  * Thread-safety while a wave runs (every non-exclusive system, with run(world) too, so that both
  * runs behave alike): the calling thread holds the world's iteration guard for the whole wave.
  *
@@ -127,10 +133,14 @@ struct AccessDecl<Writes<Ts...>> {
 };
 
 /// What a scheduled system does: prepare() on the calling thread before its wave, run() in it.
+/// run_split() runs it with its rows cut across `executor` (Schedule::multi_threaded).
 struct SystemBody {
     virtual ~SystemBody() = default;
     virtual void prepare(World&) {}
     virtual void run(World& world, CommandBuffer& commands) = 0;
+    /// Whether run_split() may be used: a per-entity system whose callback takes no CommandBuffer.
+    virtual bool can_split() const { return false; }
+    virtual void run_split(World&, Executor&) {}
 };
 
 template <typename Func, typename Filters, typename... Terms>
@@ -139,6 +149,11 @@ template <typename Func, typename... Filters, typename... Terms>
 struct PerEntityBody<Func, TypeList<Filters...>, Terms...> final : SystemBody {
     explicit PerEntityBody(Func f) : fn(std::move(f)) {}
     void prepare(World& world) override { query = world.query<Terms...>(Filters{}...); }
+    bool can_split() const override { return !ParallelCallback<Func, Terms...>::buffer; }
+    void run_split(World&, Executor& executor) override {
+        if constexpr (!ParallelCallback<Func, Terms...>::buffer) query.each_par(executor, fn);
+        else (void)executor;
+    }
     void run(World&, CommandBuffer& commands) override {
         using Callback = ParallelCallback<Func, Terms...>;
         if constexpr (Callback::buffer) {
@@ -275,6 +290,23 @@ public:
     }
 
     /**
+     * @brief Lets the system added last cut its rows across the executor's threads when it runs
+     *        alone in its wave (the other systems of its wave skipped, or none planned beside it):
+     *        its rows go through `each_par` instead of `each`, so one heavy system fills the pool.
+     *        In a wave of several systems it runs as usual, each system on one thread.
+     * @pre The system added last is a per-entity system whose callback takes no CommandBuffer
+     *      (asserted and refused), and its callback may run concurrently for different entities.
+     */
+    Schedule& multi_threaded() {
+        System* s = last_is_transition_ ? nullptr : (systems_.empty() ? nullptr : &systems_.back());
+        if (!ECS_CHECK(s != nullptr && s->kind == Kind::PerEntity && s->body->can_split(),
+                       "Schedule::multi_threaded: the system added last must be a per-entity system without a CommandBuffer"))
+            return *this;
+        s->multi_threaded = true;
+        return *this;
+    }
+
+    /**
      * @brief Adds an exclusive system, `fn(World&)` or `fn(World&, CommandBuffer&)`, run when the
      *        world's State<S> enters `value` (at the start of a run, before any other system).
      */
@@ -394,6 +426,7 @@ private:
         ComponentMask required;      ///< per-entity: terms (not Optional) and With
         ComponentMask excluded;      ///< per-entity: Without
         bool sync_after = false;
+        bool multi_threaded = false; ///< multi_threaded(): alone in its wave, its rows split
         std::unique_ptr<detail::SystemBody> body;
         std::vector<std::function<bool(const World&)>> conditions; ///< run_if: all must hold
         double interval = 0.0; ///< interval(): 0 when none
@@ -499,7 +532,14 @@ private:
                     if (should_run(systems_[id], world)) active_.push_back(id);
                 }
                 for (const size_t id : active_) systems_[id].body->prepare(world);
-                if (!active_.empty()) {
+                if (active_.size() == 1 && systems_[active_[0]].multi_threaded && executor.concurrency() > 1) {
+                    // Alone in its wave: its rows go through each_par (which opens its own shared section).
+                    System& s = systems_[active_[0]];
+                    detail::AccessScope scope(&s.access);
+                    const auto start = std::chrono::steady_clock::now();
+                    s.body->run_split(world, executor);
+                    record_time(s, start);
+                } else if (!active_.empty()) {
                     WaveRun wave{this, &world, buffers.data(), active_.data()};
                     queries.begin_shared(detail::WorldAccess::graph(world));
                     if (active_.size() == 1) WaveRun::task(&wave, 0);

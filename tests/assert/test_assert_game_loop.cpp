@@ -55,3 +55,23 @@ TEST_CASE("assert: run_if and interval need a system; interval and delta must be
     CHECK(step.advance(w, s, -1.0) == 0);
     CHECK(ecs_assert_test::fired() == 5);
 }
+
+TEST_CASE("assert: multi_threaded needs a per-entity system without a CommandBuffer", "[assert][schedule]") {
+    ecs::World w;
+    const ecs::Entity e = w.create_with(AsPos{1});
+    ecs::Schedule s;
+    ecs_assert_test::reset();
+    s.multi_threaded(); // no system yet
+    CHECK(ecs_assert_test::fired() == 1);
+    ecs_assert_test::reset();
+    s.add("world", [](ecs::World&) {}).multi_threaded(); // an exclusive system
+    CHECK(ecs_assert_test::fired() == 1);
+    ecs_assert_test::reset();
+    s.add<AsPos>("buffered", [](ecs::CommandBuffer&, AsPos& p) { p.x += 1; }).multi_threaded();
+    CHECK(ecs_assert_test::fired() == 1);
+    ecs_assert_test::reset();
+    s.add<AsPos>("plain", [](AsPos& p) { p.x += 1; }).multi_threaded();
+    CHECK(ecs_assert_test::fired() == 0);
+    s.run(w); // the refusals left the systems as they were: all three run
+    CHECK(w.get<AsPos>(e).x == 3.0f);
+}

@@ -312,3 +312,88 @@ TEST_CASE("schedule: pools come and go cleanly around runs", "[parallel][schedul
     }
     CHECK(w.check_invariants());
 }
+
+namespace {
+struct MtValue {
+    int64_t v;
+};
+struct MtThread {
+    std::thread::id id;
+};
+struct MtOther {
+    int64_t v;
+};
+} // namespace
+
+TEST_CASE("schedule: a multi_threaded system alone in its wave cuts its rows across the pool", "[parallel][schedule]") {
+    // Several archetypes (a tag splits them), Changed stamps, a skipped neighbour: the world after a
+    // pooled run equals the world after the same runs on the calling thread.
+    struct Tag {};
+    const auto fill = [](ecs::World& w) {
+        for (int64_t i = 0; i < 40000; ++i) {
+            const ecs::Entity e = w.create_with(MtValue{i}, MtThread{});
+            if (i % 3 == 0) w.add<Tag>(e);
+        }
+        w.create_with(MtOther{0});
+    };
+    const auto schedule = [](ecs::Schedule& s, bool& other_on) {
+        s.add<MtValue, MtThread>("heavy", [](MtValue& v, MtThread& t) {
+             v.v = v.v * 3 + 1;
+             t.id = std::this_thread::get_id();
+         }).multi_threaded();
+        s.add<MtOther>("other", [](MtOther& o) { ++o.v; }).run_if([&other_on](const ecs::World&) { return other_on; });
+    };
+    ecs::World pooled, inline_world;
+    fill(pooled);
+    fill(inline_world);
+    bool other_on = false;
+    ecs::Schedule sp, si;
+    schedule(sp, other_on);
+    schedule(si, other_on);
+    REQUIRE(sp.plan().size() == 1); // one wave: heavy and other
+    ecs::ThreadPool pool(4);
+    const std::thread::id caller = std::this_thread::get_id();
+    bool several_threads = false;
+    for (int run = 0; run < 6; ++run) {
+        other_on = run % 2 == 1; // alone in its wave on even runs: split; beside `other` on odd runs
+        sp.run(pooled, pool);
+        si.run(inline_world);
+        if (!other_on) {
+            size_t off_caller = 0;
+            pooled.each<const MtThread>([&](const MtThread& t) {
+                if (t.id != caller) ++off_caller;
+            });
+            several_threads = several_threads || off_caller > 0;
+        }
+    }
+    std::vector<int64_t> a, b;
+    pooled.each<const MtValue>([&](const MtValue& v) { a.push_back(v.v); });
+    inline_world.each<const MtValue>([&](const MtValue& v) { b.push_back(v.v); });
+    CHECK(a == b);
+    CHECK(a.size() == 40000);
+    int64_t other = 0;
+    pooled.each<const MtOther>([&](const MtOther& o) { other = o.v; });
+    CHECK(other == 3);
+    CHECK(several_threads); // a 4-thread pool took some of 40,000 rows off the calling thread
+    CHECK(sp.stats()[0].runs == 6);
+    CHECK(pooled.check_invariants());
+}
+
+TEST_CASE("schedule: a multi_threaded system sees Changed stamps like a plain one", "[parallel][schedule]") {
+    ecs::World w;
+    w.track_changes<MtValue>();
+    for (int64_t i = 0; i < 20000; ++i) w.create_with(MtValue{i});
+    ecs::Schedule s;
+    s.add<MtValue>("heavy", [](MtValue& v) { v.v += 1; }).multi_threaded();
+    ecs::ThreadPool pool(2);
+    auto changed = w.query<const MtValue>(ecs::Changed<MtValue>{});
+    size_t seen = 0;
+    changed.each([&](const MtValue&) { ++seen; }); // everything so far
+    CHECK(seen == 20000);
+    seen = 0;
+    changed.each([&](const MtValue&) { ++seen; });
+    CHECK(seen == 0);
+    s.run(w, pool); // the rows were written on two threads: every one is stamped
+    changed.each([&](const MtValue&) { ++seen; });
+    CHECK(seen == 20000);
+}
