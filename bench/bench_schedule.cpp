@@ -20,6 +20,7 @@
 //   limit at T threads (clock speed under load, shared cores), which no schedule can beat.
 // - BM_Schedule_OneHeavy / BM_Schedule_OneHeavySplit: one heavy system alone in its wave on
 //   ThreadPool(T), as usual and with multi_threaded() (its rows cut across the pool).
+//   BM_Schedule_HeavyBeside / ...Split: the same beside a light system in one wave.
 // - The same six with `Chain` in their name (BM_Schedule_LanesChain, ...Pool, ...Spin, ...Traced,
 //   BM_Raw_LanesChain, ...Spin) run a body the compiler cannot vectorize or interleave: one
 //   dependent chain of multiply-adds per entity, about 0.2 us each, bound by latency rather than by
@@ -143,6 +144,30 @@ void one_heavy_bench(benchmark::State& state) {
 void BM_Schedule_OneHeavy(benchmark::State& state) { one_heavy_bench<false>(state); }
 void BM_Schedule_OneHeavySplit(benchmark::State& state) { one_heavy_bench<true>(state); }
 
+/// The heavy system beside a light one (a tenth of its rows, another component) in one wave: as
+/// usual the wave lasts as long as the heavy system; multi_threaded() cuts it into batches that the
+/// threads share with the light system.
+template <bool Split>
+void heavy_beside_bench(benchmark::State& state) {
+    const size_t threads = static_cast<size_t>(state.range(0));
+    const size_t n = static_cast<size_t>(state.range(1));
+    ecs::World w;
+    ecs::Schedule s;
+    for (size_t i = 0; i < n; ++i) w.create_with(Lane<0>{static_cast<float>(i % 7)});
+    for (size_t i = 0; i < n / 10; ++i) w.create_with(Lane<1>{static_cast<float>(i % 7)});
+    s.add<Lane<0>>("heavy", [](Lane<0>& l) { l.x = lane_burn<false>(l.x); });
+    if constexpr (Split) s.multi_threaded();
+    s.add<Lane<1>>("light", [](Lane<1>& l) { l.x = lane_burn<false>(l.x); });
+    ecs::ThreadPool pool(threads);
+    for (auto _ : state) {
+        s.run(w, pool);
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n + n / 10));
+}
+void BM_Schedule_HeavyBeside(benchmark::State& state) { heavy_beside_bench<false>(state); }
+void BM_Schedule_HeavyBesideSplit(benchmark::State& state) { heavy_beside_bench<true>(state); }
+
 void heavy_args(benchmark::internal::Benchmark* b) {
     b->Args({2, 10000}); // the smoke test's size
     for (const int64_t t : {1, 2, 4, 8, 16}) b->Args({t, 1000000});
@@ -230,5 +255,7 @@ BENCHMARK(BM_Raw_LanesChain)->Apply(chain_args)->Unit(benchmark::kMillisecond)->
 BENCHMARK(BM_Raw_LanesChainSpin)->Apply(chain_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Schedule_OneHeavy)->Apply(heavy_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Schedule_OneHeavySplit)->Apply(heavy_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Schedule_HeavyBeside)->Apply(heavy_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Schedule_HeavyBesideSplit)->Apply(heavy_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 // (the second argument only lets the smoke filter `/10000` pick it)
 BENCHMARK(BM_Schedule_WaveOverhead)->Args({1, 10000})->Args({2, 10000})->Args({4, 10000})->Args({8, 10000})->Args({16, 10000})->Unit(benchmark::kMicrosecond)->UseRealTime();

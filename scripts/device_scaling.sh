@@ -26,7 +26,7 @@ run() { # name filter
 STEPS=${STEPS:-schedule chain each_par}
 for step in $STEPS; do
     case $step in
-    schedule) run schedule 'BM_(Schedule_Lanes|Schedule_LanesPool|Schedule_LanesSpin|Schedule_LanesTraced|Raw_Lanes|Raw_LanesSpin)/[0-9]+/100000/|WaveOverhead|OneHeavy(Split)?/[0-9]+/1000000/' ;;
+    schedule) run schedule 'BM_(Schedule_Lanes|Schedule_LanesPool|Schedule_LanesSpin|Schedule_LanesTraced|Raw_Lanes|Raw_LanesSpin)/[0-9]+/100000/|WaveOverhead|(OneHeavy|HeavyBeside)(Split)?/[0-9]+/1000000/' ;;
     chain) run chain 'BM_(Schedule_LanesChain|Schedule_LanesChainPool|Schedule_LanesChainSpin|Schedule_LanesChainTraced|Raw_LanesChain|Raw_LanesChainSpin)/[0-9]+/50000/' ;;
     each_par) run each_par 'BM_Parallel_Each/1000000/|EachPar(Pool|Traced)/1000000/|Raw_ParallelSpin/1000000/|BM_Parallel_(Sparse|Mixed)Each/1000000/|(Sparse|Mixed)EachPool/1000000/|SparseEachTraced/1000000/' ;;
     batches) # each_par with 4 (the library) and 16 batches per thread: the tail of a parallel run

@@ -253,6 +253,115 @@ void run_driven_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache
 }
 
 /**
+ * @brief each_par's batches for a caller that runs them among other tasks (a Schedule wave that
+ *        holds a multi_threaded system beside others): prepare() cuts the rows, on the calling
+ *        thread, inside the caller's shared section; run(i) runs batch i on any thread.
+ *
+ * prepare() answers false when the run should stay whole (one task, the sequential each): a query
+ * with an Up term, with too few rows to cut, or a sparse-driven one that stamps table terms. The
+ * callback takes no CommandBuffer. Table terms of tracked types are stamped in prepare(), as in
+ * run_rows_par.
+ */
+template <typename Func, typename... Terms>
+class SplitRows {
+public:
+    static_assert(!ParallelCallback<Func, Terms...>::buffer, "SplitRows: a callback with a CommandBuffer runs whole");
+
+    bool prepare(const ArchetypeGraph& graph, QueryCache& q, World& world, size_t concurrency) {
+        batches_.clear();
+        room_ = graph.sparse();
+        world_ = &world;
+        if constexpr ((TermTraits<Terms>::up || ...)) {
+            return false;
+        } else {
+            if (concurrency <= 1 || !terms_access_ok<Terms...>()) return false;
+            if constexpr (driven_terms_v<Terms...>) {
+                if (q.sparse_driven) return prepare_driven(graph, q, world, concurrency);
+            }
+            return prepare_rows(graph, q, concurrency);
+        }
+    }
+
+    [[nodiscard]] size_t count() const noexcept { return batches_.size(); }
+
+    /// Runs batch `i` with `fn`. @pre prepare() answered true; i < count().
+    void run(size_t i, Func& fn) const {
+        constexpr bool entity = ParallelCallback<Func, Terms...>::entity;
+        if (kind_ == BatchKind::table) {
+            run_as<ParallelRun<false, entity, BatchKind::table, Func, Terms...>>(i, fn);
+        } else if (kind_ == BatchKind::sparse_rows) {
+            run_as<ParallelRun<false, entity, BatchKind::sparse_rows, Func, Terms...>>(i, fn);
+        } else {
+            if constexpr (driven_terms_v<Terms...>) run_as<ParallelRun<false, entity, BatchKind::driven, Func, Terms...>>(i, fn);
+        }
+    }
+
+private:
+    template <typename Run>
+    void run_as(size_t i, Func& fn) const {
+        Run run{&fn, batches_.data(), nullptr, &test_, &drive_, room_, world_};
+        Run::task(&run, i);
+    }
+
+    bool prepare_rows(const ArchetypeGraph& graph, QueryCache& q, size_t concurrency) {
+        constexpr bool per_row = (term_per_row_v<Terms> || ...);
+        constexpr auto positions = std::index_sequence_for<Terms...>{};
+        size_t total = 0;
+        for (const Archetype* a : q.archetypes) total += a->size();
+        const size_t batch_rows = batch_rows_for(total, concurrency);
+        if (total <= batch_rows) return false;
+        batches_.reserve(total / batch_rows + q.archetypes.size());
+        for_each_run(q, [&](Archetype& a, size_t run_begin, size_t n, uint64_t absent) {
+            for (size_t begin = 0; begin < n; begin += batch_rows)
+                batches_.push_back(RowBatch{&a, run_begin + begin, n - begin < batch_rows ? n - begin : batch_rows, absent});
+        });
+        if (per_row || q.has_sparse) {
+            kind_ = BatchKind::sparse_rows;
+            if (!test_.prepare(q, graph.sparse(), 0)) { // a required sparse type has no set: nothing passes
+                batches_.clear();
+                return true;
+            }
+            if constexpr (!(TermTraits<Terms>::read_only && ...)) {
+                auto stamp = [&](Archetype& a, size_t begin, size_t n, uint64_t absent) {
+                    touch_terms_present<Terms...>(a, begin, n, absent, positions);
+                };
+                for (const RowBatch& b : batches_)
+                    if (b.archetype->ticks.active()) test_.split(*b.archetype, b.begin, b.count, b.absent, stamp);
+            }
+            return true;
+        }
+        kind_ = BatchKind::table;
+        if constexpr (!per_row && !(TermTraits<Terms>::read_only && ...)) {
+            for (const RowBatch& b : batches_)
+                if (b.archetype->ticks.active()) touch_terms_present<Terms...>(*b.archetype, b.begin, b.count, b.absent, positions);
+        }
+        return true;
+    }
+
+    bool prepare_driven(const ArchetypeGraph& graph, QueryCache& q, World& world, size_t concurrency) {
+        constexpr bool stamps_tables =
+            ((TermTraits<Terms>::optional && !TermTraits<Terms>::read_only && !is_sparse_v<term_component_t<Terms>>) || ...);
+        if (stamps_tables && graph.any_tracked()) return false;
+        kind_ = BatchKind::driven;
+        if (!drive_.prepare(q, graph.sparse(), world_records(world), graph.may_have_disabled(), 0)) return true; // nothing passes
+        const size_t total = drive_.end();
+        const size_t batch_rows = batch_rows_for(total, concurrency);
+        if (total <= batch_rows) return false;
+        batches_.reserve(total / batch_rows + 1);
+        for (size_t begin = 0; begin < total; begin += batch_rows)
+            batches_.push_back(RowBatch{nullptr, begin, total - begin < batch_rows ? total - begin : batch_rows, 0});
+        return true;
+    }
+
+    std::vector<RowBatch> batches_;
+    SparseRowTest test_;
+    SparseDrive drive_;
+    BatchKind kind_ = BatchKind::table;
+    const SparseRoom* room_ = nullptr;
+    const World* world_ = nullptr;
+};
+
+/**
  * @brief The body of every each_par: splits `q`'s rows into batches and runs them on `executor`,
  *        or runs inline when that cannot pay.
  *

@@ -56,11 +56,13 @@
  *   then on_enter systems of the new one, each exclusive, in registration order, its commands
  *   flushed right after it. run(world) without a delta does the same but does not touch Time.
  *
- * One heavy system: `s.add<Position, const Velocity>("physics", fn).multi_threaded();` lets a
- * per-entity system (no CommandBuffer) cut its rows across the executor when it is alone in its wave:
- * `each_par` instead of `each`, so its callback runs on several threads at once, for different
- * entities. With other systems in the same wave it runs as usual, one thread per system. The debug
- * access check then covers the rows run on the calling thread only.
+ * Heavy systems: `s.add<Position, const Velocity>("physics", fn).multi_threaded();` lets a
+ * per-entity system (no CommandBuffer) cut its rows across the executor, so its callback runs on
+ * several threads at once, for different entities. Alone in its wave it runs through `each_par`;
+ * beside other systems its rows become batches of the wave, listed after the whole systems, and
+ * every thread takes tasks from that one list. Its stats() time is then its batches' time summed.
+ * The debug access check covers the rows of batches too, but not the rows an alone system's
+ * `each_par` hands to the workers.
  *
  * Thread-safety while a wave runs (every non-exclusive system, with run(world) too, so that both
  * runs behave alike): the calling thread holds the world's iteration guard for the whole wave.
@@ -81,6 +83,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -141,7 +144,14 @@ struct SystemBody {
     /// Whether run_split() may be used: a per-entity system whose callback takes no CommandBuffer.
     virtual bool can_split() const { return false; }
     virtual void run_split(World&, Executor&) {}
+    /// In a wave beside other systems: cuts the rows into batches (calling thread, inside the
+    /// wave's shared section); false when the system stays one task. Then run_batch(i), i < batches().
+    virtual bool prepare_split(World&, size_t) { return false; }
+    virtual size_t batches() const { return 0; }
+    virtual void run_batch(size_t) {}
 };
+
+struct NoSplit {};
 
 template <typename Func, typename Filters, typename... Terms>
 struct PerEntityBody;
@@ -149,10 +159,29 @@ template <typename Func, typename... Filters, typename... Terms>
 struct PerEntityBody<Func, TypeList<Filters...>, Terms...> final : SystemBody {
     explicit PerEntityBody(Func f) : fn(std::move(f)) {}
     void prepare(World& world) override { query = world.query<Terms...>(Filters{}...); }
-    bool can_split() const override { return !ParallelCallback<Func, Terms...>::buffer; }
+    static constexpr bool splittable = !ParallelCallback<Func, Terms...>::buffer;
+    bool can_split() const override { return splittable; }
     void run_split(World&, Executor& executor) override {
-        if constexpr (!ParallelCallback<Func, Terms...>::buffer) query.each_par(executor, fn);
+        if constexpr (splittable) query.each_par(executor, fn);
         else (void)executor;
+    }
+    bool prepare_split(World& world, size_t concurrency) override {
+        if constexpr (splittable) {
+            const ArchetypeGraph& graph = WorldAccess::graph(world);
+            QueryCache& q = WorldAccess::queries(world).template cache<TypeList<Terms...>, TypeList<Filters...>>(graph);
+            return split.prepare(graph, q, world, concurrency);
+        } else {
+            (void)world, (void)concurrency;
+            return false;
+        }
+    }
+    size_t batches() const override {
+        if constexpr (splittable) return split.count();
+        else return 0;
+    }
+    void run_batch(size_t i) override {
+        if constexpr (splittable) split.run(i, fn);
+        else (void)i;
     }
     void run(World&, CommandBuffer& commands) override {
         using Callback = ParallelCallback<Func, Terms...>;
@@ -169,6 +198,7 @@ struct PerEntityBody<Func, TypeList<Filters...>, Terms...> final : SystemBody {
     }
     Func fn;
     Query<Terms...> query;
+    std::conditional_t<splittable, SplitRows<Func, Terms...>, NoSplit> split; ///< multi_threaded() beside others
 };
 
 template <typename Func>
@@ -290,10 +320,11 @@ public:
     }
 
     /**
-     * @brief Lets the system added last cut its rows across the executor's threads when it runs
-     *        alone in its wave (the other systems of its wave skipped, or none planned beside it):
-     *        its rows go through `each_par` instead of `each`, so one heavy system fills the pool.
-     *        In a wave of several systems it runs as usual, each system on one thread.
+     * @brief Lets the system added last cut its rows across the executor's threads, so a heavy
+     *        system fills the pool: alone in its wave (the others skipped, or none planned beside
+     *        it) its rows go through `each_par`; beside others they become batches of the wave,
+     *        which the threads take after the whole systems. With too few rows to cut, or on
+     *        run(world), it runs as one task.
      * @pre The system added last is a per-entity system whose callback takes no CommandBuffer
      *      (asserted and refused), and its callback may run concurrently for different entities.
      */
@@ -426,7 +457,8 @@ private:
         ComponentMask required;      ///< per-entity: terms (not Optional) and With
         ComponentMask excluded;      ///< per-entity: Without
         bool sync_after = false;
-        bool multi_threaded = false; ///< multi_threaded(): alone in its wave, its rows split
+        bool multi_threaded = false; ///< multi_threaded(): its rows split (whole wave or batches)
+        bool split_now = false;      ///< run_wave(): cut into batches in the current wave
         std::unique_ptr<detail::SystemBody> body;
         std::vector<std::function<bool(const World&)>> conditions; ///< run_if: all must hold
         double interval = 0.0; ///< interval(): 0 when none
@@ -457,27 +489,83 @@ private:
         bool sync_after = false;
     };
 
+    /// One task of a wave: a whole system, or batch `batch` of a multi_threaded system split beside
+    /// others (its time summed into split_ns[slot]).
+    struct WaveTask {
+        size_t id = 0;
+        size_t batch = kWhole;
+        size_t slot = 0;
+    };
+    static constexpr size_t kWhole = static_cast<size_t>(-1);
+
     struct WaveRun {
         Schedule* schedule;
         World* world;
         CommandBuffer* buffers;
-        const size_t* members;
+        const WaveTask* tasks;
+        std::atomic<uint64_t>* split_ns;
         static void task(void* context, size_t index) {
             auto& w = *static_cast<WaveRun*>(context);
-            const size_t id = w.members[index];
-            System& s = w.schedule->systems_[id];
+            const WaveTask& t = w.tasks[index];
+            System& s = w.schedule->systems_[t.id];
             detail::AccessScope scope(&s.access);
             const auto start = std::chrono::steady_clock::now();
-            s.body->run(*w.world, w.buffers[id]);
-            record_time(s, start);
+            if (t.batch == kWhole) {
+                s.body->run(*w.world, w.buffers[t.id]);
+                record_time(s, start);
+            } else {
+                s.body->run_batch(t.batch);
+                w.split_ns[t.slot].fetch_add(elapsed_ns(start), std::memory_order_relaxed);
+            }
         }
     };
 
-    static void record_time(System& s, std::chrono::steady_clock::time_point start) noexcept {
+    static uint64_t elapsed_ns(std::chrono::steady_clock::time_point start) noexcept {
         const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
-        s.last_ns = static_cast<uint64_t>(ns < 0 ? 0 : ns);
-        s.total_ns += s.last_ns;
+        return static_cast<uint64_t>(ns < 0 ? 0 : ns);
+    }
+    static void record_ns(System& s, uint64_t ns) noexcept {
+        s.last_ns = ns;
+        s.total_ns += ns;
         ++s.runs;
+    }
+    static void record_time(System& s, std::chrono::steady_clock::time_point start) noexcept { record_ns(s, elapsed_ns(start)); }
+
+    /// Runs the active systems of a wave (two or more, or one that stays whole) through `executor`:
+    /// a multi_threaded system whose rows can be cut becomes batches, listed after the whole systems.
+    void run_wave(World& world, Executor& executor, CommandBuffer* buffers) {
+        tasks_.clear();
+        const size_t concurrency = executor.concurrency();
+        size_t split = 0;
+        if (concurrency > 1)
+            for (const size_t id : active_) {
+                System& s = systems_[id];
+                s.split_now = s.multi_threaded && s.body->prepare_split(world, concurrency);
+                split += s.split_now ? 1 : 0;
+            }
+        for (const size_t id : active_)
+            if (concurrency <= 1 || !systems_[id].split_now) tasks_.push_back(WaveTask{id, kWhole, 0});
+        std::unique_ptr<std::atomic<uint64_t>[]> split_ns;
+        if (split != 0) {
+            split_ns.reset(new std::atomic<uint64_t>[split]);
+            size_t slot = 0;
+            for (const size_t id : active_) {
+                if (!systems_[id].split_now) continue;
+                split_ns[slot].store(0, std::memory_order_relaxed);
+                for (size_t b = 0, n = systems_[id].body->batches(); b < n; ++b) tasks_.push_back(WaveTask{id, b, slot});
+                ++slot;
+            }
+        }
+        WaveRun wave{this, &world, buffers, tasks_.data(), split_ns.get()};
+        if (tasks_.size() == 1) WaveRun::task(&wave, 0);
+        else if (!tasks_.empty()) executor.parallel_for(tasks_.size(), &WaveRun::task, &wave);
+        size_t slot = 0;
+        for (const size_t id : active_) {
+            System& s = systems_[id];
+            if (!s.split_now) continue;
+            record_ns(s, split_ns[slot++].load(std::memory_order_relaxed)); // its batches' time, summed
+            s.split_now = false;
+        }
     }
 
     /// The system run_if / interval apply to: the one added last (a transition system included).
@@ -540,10 +628,8 @@ private:
                     s.body->run_split(world, executor);
                     record_time(s, start);
                 } else if (!active_.empty()) {
-                    WaveRun wave{this, &world, buffers.data(), active_.data()};
                     queries.begin_shared(detail::WorldAccess::graph(world));
-                    if (active_.size() == 1) WaveRun::task(&wave, 0);
-                    else executor.parallel_for(active_.size(), &WaveRun::task, &wave);
+                    run_wave(world, executor, buffers.data());
                     queries.end_shared();
                 }
             }
@@ -704,6 +790,7 @@ private:
     std::vector<Step> steps_;
     std::vector<size_t> wave_members_;
     std::vector<size_t> active_;          ///< run(): the members of the current wave that run
+    std::vector<WaveTask> tasks_;         ///< run(): the tasks of the current wave
     std::vector<Transition> transitions_; ///< on_enter / on_exit systems, in registration order
     std::vector<StateDriver> drivers_;    ///< the State<S> types the schedule applies, in the order learnt
     bool last_is_transition_ = false;     ///< run_if applies to transitions_.back()
