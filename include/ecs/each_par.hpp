@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <new>
 #include <type_traits>
 #include <vector>
 
@@ -192,75 +193,129 @@ inline size_t batch_rows_for(size_t total, size_t concurrency) noexcept {
     return rows < kMinBatchRows ? kMinBatchRows : rows;
 }
 
-/// each_par over archetype rows: the runs of enabled rows cut into batches of `batch_rows`. A query
-/// naming sparse types tests them (and fetches their values) row by row in the workers; its table
-/// terms are stamped here first, on the rows that pass.
-template <typename... Terms, typename Func>
-void run_rows_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache& q, World* world, Executor& executor, Func& fn,
-                  size_t total, size_t batch_rows) {
-    constexpr bool per_row = (term_per_row_v<Terms> || ...);
-    constexpr auto positions = std::index_sequence_for<Terms...>{};
+/**
+ * @brief How a parallel run of a query is cut into batches, on the calling thread (each_par, and a
+ *        Schedule wave's multi_threaded systems through SplitRows).
+ *
+ * - Rows (cut_rows): the runs of enabled rows of the matched archetypes, in batches of
+ *   batch_rows_for(). A query naming sparse types tests them (and fetches their values) row by row
+ *   in the workers. Its table terms are stamped here, on the rows that pass; those of a query
+ *   without sparse terms are stamped here too. Stamping updates per-archetype bounds that batches of
+ *   one archetype share, so it happens before any worker runs.
+ * - Slots (cut_driven): a query whose required types are all sparse cuts the driving set's slots
+ *   (detail/sparse_drive.hpp). A mutable Optional table term is stamped per member when its type is
+ *   tracked, which updates bounds that the rows of its archetype share: such a run stays whole.
+ */
+/// Room for a T made only when needed: the sparse test and drive are kilobytes each, and a plan uses
+/// at most one of them. T is trivially copyable and destructible (asserted).
+template <typename T>
+struct LazySlot {
+    static_assert(std::is_trivially_destructible_v<T> && std::is_trivially_copyable_v<T>, "LazySlot: a plain T");
+    LazySlot() noexcept {}
+    T& make() { return *::new (static_cast<void*>(&value)) T(); }
+    union {
+        T value; ///< valid after make()
+    };
+};
+
+template <typename... Terms>
+struct BatchPlan {
+    /// whole: run the sequential each instead; nothing: no row passes; batches: run `batches`.
+    enum class Cut { whole, nothing, batches };
+
     std::vector<RowBatch> batches;
-    batches.reserve(total / batch_rows + q.archetypes.size());
-    for_each_run(q, [&](Archetype& a, size_t run_begin, size_t n, uint64_t absent) { // runs of enabled rows
-        for (size_t begin = 0; begin < n; begin += batch_rows)
-            batches.push_back(RowBatch{&a, run_begin + begin, n - begin < batch_rows ? n - begin : batch_rows, absent});
-    });
-    if (per_row || q.has_sparse) {
-        SparseRowTest test;
-        if (!test.prepare(q, graph.sparse(), 0)) return; // a required sparse type has no set: nothing passes
-        if constexpr (!(TermTraits<Terms>::read_only && ...)) {
-            auto stamp = [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
-                touch_terms_present<Terms...>(a, begin, count, absent, positions);
-            };
-            for (const RowBatch& b : batches)
-                if (b.archetype->ticks.active()) test.split(*b.archetype, b.begin, b.count, b.absent, stamp);
-        }
-        run_batches<BatchKind::sparse_rows, Terms...>(engine, graph, world, executor, fn, batches, &test, nullptr);
-        return;
+    LazySlot<SparseRowTest> test;  ///< made for BatchKind::sparse_rows
+    LazySlot<SparseDrive> drive;   ///< made for BatchKind::driven
+    BatchKind kind = BatchKind::table;
+
+    /// Whether the query's run is cut by the driving set's slots rather than by rows.
+    static bool driven(const QueryCache& q, const World* world) noexcept {
+        if constexpr (driven_terms_v<Terms...>) return q.sparse_driven && world != nullptr;
+        else return (void)q, (void)world, false;
     }
-    if constexpr (!per_row) {
-        // Change detection: the batches' mutable terms are stamped here, on the calling thread, before
-        // any worker runs (stamping updates per-archetype bounds that batches of one archetype share).
-        if constexpr (!(TermTraits<Terms>::read_only && ...))
+
+    /// Rows in the matched archetypes (the rows cut's total, checked before a plan is made).
+    static size_t row_total(const QueryCache& q) noexcept {
+        size_t total = 0;
+        for (const Archetype* a : q.archetypes) total += a->size();
+        return total;
+    }
+
+    /// Slots when driven(), else rows.
+    Cut cut(const ArchetypeGraph& graph, QueryCache& q, const World* world, size_t concurrency) {
+        if (driven(q, world)) return cut_driven(graph, q, *world, concurrency);
+        const size_t total = row_total(q);
+        const size_t batch_rows = batch_rows_for(total, concurrency);
+        return total <= batch_rows ? Cut::whole : cut_rows(graph, q, total, batch_rows);
+    }
+
+    /// @pre total = row_total(q) > batch_rows.
+    Cut cut_rows(const ArchetypeGraph& graph, QueryCache& q, size_t total, size_t batch_rows) {
+        constexpr bool per_row = (term_per_row_v<Terms> || ...);
+        constexpr auto positions = std::index_sequence_for<Terms...>{};
+        batches.reserve(total / batch_rows + q.archetypes.size());
+        for_each_run(q, [&](Archetype& a, size_t run_begin, size_t n, uint64_t absent) { // runs of enabled rows
+            for (size_t begin = 0; begin < n; begin += batch_rows)
+                batches.push_back(RowBatch{&a, run_begin + begin, n - begin < batch_rows ? n - begin : batch_rows, absent});
+        });
+        if (per_row || q.has_sparse) {
+            kind = BatchKind::sparse_rows;
+            SparseRowTest& row_test = test.make();
+            if (!row_test.prepare(q, graph.sparse(), 0)) return Cut::nothing; // a required sparse type has no set
+            if constexpr (!(TermTraits<Terms>::read_only && ...)) {
+                auto stamp = [&](Archetype& a, size_t begin, size_t count, uint64_t absent) {
+                    touch_terms_present<Terms...>(a, begin, count, absent, positions);
+                };
+                for (const RowBatch& b : batches)
+                    if (b.archetype->ticks.active()) row_test.split(*b.archetype, b.begin, b.count, b.absent, stamp);
+            }
+            return Cut::batches;
+        }
+        kind = BatchKind::table;
+        if constexpr (!per_row && !(TermTraits<Terms>::read_only && ...))
             for (const RowBatch& b : batches)
                 if (b.archetype->ticks.active()) touch_terms_present<Terms...>(*b.archetype, b.begin, b.count, b.absent, positions);
-        run_batches<BatchKind::table, Terms...>(engine, graph, world, executor, fn, batches, nullptr, nullptr);
+        return Cut::batches;
     }
-}
 
-/// each_par of a query whose required types are all sparse: the driving set's slots cut into
-/// batches (detail/sparse_drive.hpp), or the sequential run when that cannot pay.
-template <typename... Terms, typename Func>
-void run_driven_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache& q, World& world, Executor& executor, Func& fn) {
-    // A mutable Optional table term is stamped per member when its type is tracked, which updates
-    // bounds that the rows of its archetype share: a run that may do so stays on the calling thread.
-    constexpr bool stamps_tables =
-        ((TermTraits<Terms>::optional && !TermTraits<Terms>::read_only && !is_sparse_v<term_component_t<Terms>>) || ...);
-    SparseDrive drive;
-    if (!drive.prepare(q, graph.sparse(), world_records(world), graph.may_have_disabled(), 0)) return; // nothing passes
-    const size_t total = drive.end();
-    const size_t batch_rows = batch_rows_for(total, executor.concurrency());
-    if (total <= batch_rows || (stamps_tables && graph.any_tracked())) {
-        run_query_inline<Terms...>(engine, graph, q, &world, fn, FilterValues{});
-        return;
+    /// @pre driven(q, &world).
+    Cut cut_driven(const ArchetypeGraph& graph, QueryCache& q, const World& world, size_t concurrency) {
+        constexpr bool stamps_tables =
+            ((TermTraits<Terms>::optional && !TermTraits<Terms>::read_only && !is_sparse_v<term_component_t<Terms>>) || ...);
+        kind = BatchKind::driven;
+        SparseDrive& slots = drive.make();
+        if (!slots.prepare(q, graph.sparse(), world_records(world), graph.may_have_disabled(), 0)) return Cut::nothing;
+        const size_t total = slots.end();
+        const size_t batch_rows = batch_rows_for(total, concurrency);
+        if (total <= batch_rows || (stamps_tables && graph.any_tracked())) return Cut::whole;
+        batches.reserve(total / batch_rows + 1);
+        for (size_t begin = 0; begin < total; begin += batch_rows)
+            batches.push_back(RowBatch{nullptr, begin, total - begin < batch_rows ? total - begin : batch_rows, 0});
+        return Cut::batches;
     }
-    std::vector<RowBatch> batches;
-    batches.reserve(total / batch_rows + 1);
-    for (size_t begin = 0; begin < total; begin += batch_rows)
-        batches.push_back(RowBatch{nullptr, begin, total - begin < batch_rows ? total - begin : batch_rows, 0});
-    run_batches<BatchKind::driven, Terms...>(engine, graph, &world, executor, fn, batches, nullptr, &drive);
+};
+
+/// Runs the batches of `plan` (Cut::batches) on `executor`: run_batches with the plan's kind.
+template <typename... Terms, typename Func>
+void run_plan(QueryEngine& engine, const ArchetypeGraph& graph, World* world, Executor& executor, Func& fn,
+              const BatchPlan<Terms...>& plan) {
+    if (plan.kind == BatchKind::table) {
+        run_batches<BatchKind::table, Terms...>(engine, graph, world, executor, fn, plan.batches, nullptr, nullptr);
+    } else if (plan.kind == BatchKind::sparse_rows) {
+        run_batches<BatchKind::sparse_rows, Terms...>(engine, graph, world, executor, fn, plan.batches, &plan.test.value, nullptr);
+    } else {
+        if constexpr (driven_terms_v<Terms...>)
+            run_batches<BatchKind::driven, Terms...>(engine, graph, world, executor, fn, plan.batches, nullptr, &plan.drive.value);
+    }
 }
 
 /**
  * @brief each_par's batches for a caller that runs them among other tasks (a Schedule wave that
- *        holds a multi_threaded system beside others): prepare() cuts the rows, on the calling
- *        thread, inside the caller's shared section; run(i) runs batch i on any thread.
+ *        holds a multi_threaded system beside others): prepare() cuts the rows (BatchPlan), on the
+ *        calling thread, inside the caller's shared section; run(i) runs batch i on any thread.
  *
  * prepare() answers false when the run should stay whole (one task, the sequential each): a query
- * with an Up term, with too few rows to cut, or a sparse-driven one that stamps table terms. The
- * callback takes no CommandBuffer. Table terms of tracked types are stamped in prepare(), as in
- * run_rows_par.
+ * with an Up term, or one BatchPlan keeps whole. The callback takes no CommandBuffer.
  */
 template <typename Func, typename... Terms>
 class SplitRows {
@@ -268,28 +323,29 @@ public:
     static_assert(!ParallelCallback<Func, Terms...>::buffer, "SplitRows: a callback with a CommandBuffer runs whole");
 
     bool prepare(const ArchetypeGraph& graph, QueryCache& q, World& world, size_t concurrency) {
-        batches_.clear();
+        plan_.batches.clear();
+        plan_.kind = BatchKind::table;
         room_ = graph.sparse();
         world_ = &world;
         if constexpr ((TermTraits<Terms>::up || ...)) {
             return false;
         } else {
             if (concurrency <= 1 || !terms_access_ok<Terms...>()) return false;
-            if constexpr (driven_terms_v<Terms...>) {
-                if (q.sparse_driven) return prepare_driven(graph, q, world, concurrency);
-            }
-            return prepare_rows(graph, q, concurrency);
+            const auto cut = plan_.cut(graph, q, &world, concurrency);
+            if (cut == BatchPlan<Terms...>::Cut::whole) return false;
+            if (cut == BatchPlan<Terms...>::Cut::nothing) plan_.batches.clear();
+            return true;
         }
     }
 
-    [[nodiscard]] size_t count() const noexcept { return batches_.size(); }
+    [[nodiscard]] size_t count() const noexcept { return plan_.batches.size(); }
 
     /// Runs batch `i` with `fn`. @pre prepare() answered true; i < count().
     void run(size_t i, Func& fn) const {
         constexpr bool entity = ParallelCallback<Func, Terms...>::entity;
-        if (kind_ == BatchKind::table) {
+        if (plan_.kind == BatchKind::table) {
             run_as<ParallelRun<false, entity, BatchKind::table, Func, Terms...>>(i, fn);
-        } else if (kind_ == BatchKind::sparse_rows) {
+        } else if (plan_.kind == BatchKind::sparse_rows) {
             run_as<ParallelRun<false, entity, BatchKind::sparse_rows, Func, Terms...>>(i, fn);
         } else {
             if constexpr (driven_terms_v<Terms...>) run_as<ParallelRun<false, entity, BatchKind::driven, Func, Terms...>>(i, fn);
@@ -299,64 +355,11 @@ public:
 private:
     template <typename Run>
     void run_as(size_t i, Func& fn) const {
-        Run run{&fn, batches_.data(), nullptr, &test_, &drive_, room_, world_};
+        Run run{&fn, plan_.batches.data(), nullptr, &plan_.test.value, &plan_.drive.value, room_, world_};
         Run::task(&run, i);
     }
 
-    bool prepare_rows(const ArchetypeGraph& graph, QueryCache& q, size_t concurrency) {
-        constexpr bool per_row = (term_per_row_v<Terms> || ...);
-        constexpr auto positions = std::index_sequence_for<Terms...>{};
-        size_t total = 0;
-        for (const Archetype* a : q.archetypes) total += a->size();
-        const size_t batch_rows = batch_rows_for(total, concurrency);
-        if (total <= batch_rows) return false;
-        batches_.reserve(total / batch_rows + q.archetypes.size());
-        for_each_run(q, [&](Archetype& a, size_t run_begin, size_t n, uint64_t absent) {
-            for (size_t begin = 0; begin < n; begin += batch_rows)
-                batches_.push_back(RowBatch{&a, run_begin + begin, n - begin < batch_rows ? n - begin : batch_rows, absent});
-        });
-        if (per_row || q.has_sparse) {
-            kind_ = BatchKind::sparse_rows;
-            if (!test_.prepare(q, graph.sparse(), 0)) { // a required sparse type has no set: nothing passes
-                batches_.clear();
-                return true;
-            }
-            if constexpr (!(TermTraits<Terms>::read_only && ...)) {
-                auto stamp = [&](Archetype& a, size_t begin, size_t n, uint64_t absent) {
-                    touch_terms_present<Terms...>(a, begin, n, absent, positions);
-                };
-                for (const RowBatch& b : batches_)
-                    if (b.archetype->ticks.active()) test_.split(*b.archetype, b.begin, b.count, b.absent, stamp);
-            }
-            return true;
-        }
-        kind_ = BatchKind::table;
-        if constexpr (!per_row && !(TermTraits<Terms>::read_only && ...)) {
-            for (const RowBatch& b : batches_)
-                if (b.archetype->ticks.active()) touch_terms_present<Terms...>(*b.archetype, b.begin, b.count, b.absent, positions);
-        }
-        return true;
-    }
-
-    bool prepare_driven(const ArchetypeGraph& graph, QueryCache& q, World& world, size_t concurrency) {
-        constexpr bool stamps_tables =
-            ((TermTraits<Terms>::optional && !TermTraits<Terms>::read_only && !is_sparse_v<term_component_t<Terms>>) || ...);
-        if (stamps_tables && graph.any_tracked()) return false;
-        kind_ = BatchKind::driven;
-        if (!drive_.prepare(q, graph.sparse(), world_records(world), graph.may_have_disabled(), 0)) return true; // nothing passes
-        const size_t total = drive_.end();
-        const size_t batch_rows = batch_rows_for(total, concurrency);
-        if (total <= batch_rows) return false;
-        batches_.reserve(total / batch_rows + 1);
-        for (size_t begin = 0; begin < total; begin += batch_rows)
-            batches_.push_back(RowBatch{nullptr, begin, total - begin < batch_rows ? total - begin : batch_rows, 0});
-        return true;
-    }
-
-    std::vector<RowBatch> batches_;
-    SparseRowTest test_;
-    SparseDrive drive_;
-    BatchKind kind_ = BatchKind::table;
+    BatchPlan<Terms...> plan_;
     const SparseRoom* room_ = nullptr;
     const World* world_ = nullptr;
 };
@@ -387,18 +390,16 @@ void run_query_par(QueryEngine& engine, const ArchetypeGraph& graph, QueryCache&
     // and a query with an Up term, whose walk follows an archetype run).
     if constexpr (!up_terms) {
         if (concurrency > 1 && !engine.shared() && !values.active) {
-            if constexpr (driven_terms_v<Terms...>) {
-                if (q.sparse_driven && world != nullptr) {
-                    run_driven_par<Terms...>(engine, graph, q, *world, executor, fn);
+            using Plan = BatchPlan<Terms...>;
+            // A run too small to cut makes no plan (the inline path stays as cheap as each).
+            if (Plan::driven(q, world) || Plan::row_total(q) > batch_rows_for(Plan::row_total(q), concurrency)) {
+                Plan plan;
+                const auto cut = plan.cut(graph, q, world, concurrency);
+                if (cut == Plan::Cut::nothing) return;
+                if (cut == Plan::Cut::batches) {
+                    run_plan<Terms...>(engine, graph, world, executor, fn, plan);
                     return;
                 }
-            }
-            size_t total = 0;
-            for (const Archetype* a : q.archetypes) total += a->size();
-            const size_t batch_rows = batch_rows_for(total, concurrency);
-            if (total > batch_rows) {
-                run_rows_par<Terms...>(engine, graph, q, world, executor, fn, total, batch_rows);
-                return;
             }
         }
     } else {
