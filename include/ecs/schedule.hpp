@@ -167,6 +167,9 @@ struct PerEntityBody<Func, TypeList<Filters...>, Terms...> final : SystemBody {
     }
     bool prepare_split(World& world, size_t concurrency) override {
         if constexpr (splittable) {
+            // Cascade<R> orders the rows (targets first): such a system stays one task, as each_par
+            // keeps a run with filter values whole.
+            if (filter_values(Filters{}...).active) return false;
             const ArchetypeGraph& graph = WorldAccess::graph(world);
             QueryCache& q = WorldAccess::queries(world).template cache<TypeList<Terms...>, TypeList<Filters...>>(graph);
             return split.prepare(graph, q, world, concurrency);
@@ -323,8 +326,8 @@ public:
      * @brief Lets the system added last cut its rows across the executor's threads, so a heavy
      *        system fills the pool: alone in its wave (the others skipped, or none planned beside
      *        it) its rows go through `each_par`; beside others they become batches of the wave,
-     *        which the threads take after the whole systems. With too few rows to cut, or on
-     *        run(world), it runs as one task.
+     *        which the threads take after the whole systems. With too few rows to cut, an Up
+     *        term, a Cascade filter (its order), or on run(world), it runs as one task.
      * @pre The system added last is a per-entity system whose callback takes no CommandBuffer
      *      (asserted and refused), and its callback may run concurrently for different entities.
      */

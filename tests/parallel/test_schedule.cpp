@@ -483,3 +483,41 @@ TEST_CASE("schedule: multi_threaded systems split beside other systems of their 
     for (const ecs::Schedule::SystemStats& st : sp.stats()) CHECK(st.runs == 4);
     CHECK(pooled.check_invariants());
 }
+
+namespace {
+struct MtChildOf {};
+struct MtDepth {
+    int64_t v;
+};
+} // namespace
+template <>
+struct ecs::relation_traits<MtChildOf> {
+    static constexpr bool exclusive = true;
+};
+
+TEST_CASE("schedule: a multi_threaded system with Cascade keeps its order beside others", "[parallel][schedule]") {
+    // Cascade<R> visits targets before their sources: a split would lose that, so the system stays
+    // one task in a shared wave (and each_par runs it inline when it is alone).
+    ecs::World w;
+    std::vector<ecs::Entity> chain;
+    for (int i = 0; i < 6000; ++i) {
+        const ecs::Entity e = w.create_with(MtDepth{0});
+        if (!chain.empty()) w.relate<MtChildOf>(e, chain[static_cast<size_t>(i) / 2]); // a tree
+        chain.push_back(e);
+    }
+    for (int64_t i = 0; i < 20000; ++i) w.create_with(MtOther{i});
+    ecs::World* world = &w;
+    ecs::Schedule s;
+    s.add<MtDepth>("depth", ecs::Cascade<MtChildOf>{}, [world](ecs::Entity e, MtDepth& d) {
+         world->each_target<MtChildOf>(e, [&](ecs::Entity parent) { d.v = world->get<MtDepth>(parent).v + 1; });
+     }).multi_threaded();
+    s.add<MtOther>("other", [](MtOther& o) { ++o.v; }).multi_threaded();
+    ecs::ThreadPool pool(4);
+    s.run(w, pool);
+    // Each depth is its parent's plus one only if the parent was visited first.
+    bool ordered = true;
+    for (size_t i = 1; i < chain.size(); ++i)
+        if (w.get<MtDepth>(chain[i]).v != w.get<MtDepth>(chain[i / 2]).v + 1) ordered = false;
+    CHECK(ordered);
+    CHECK(w.get<MtDepth>(chain[0]).v == 0);
+}
