@@ -122,51 +122,34 @@ void lanes_bench(benchmark::State& state) {
     }
 }
 
-/// One heavy per-entity system (the vectorized body over n entities), alone in its wave, on
-/// ThreadPool(T): as usual (one thread runs it) or multi_threaded() (its rows cut across the pool).
-/// The speed-up is BM_Schedule_OneHeavy/T/n over BM_Schedule_OneHeavySplit/T/n.
-template <bool Split>
-void one_heavy_bench(benchmark::State& state) {
+/// One heavy per-entity system (the vectorized body over n entities) on ThreadPool(T), as usual (one
+/// thread runs it) or multi_threaded() (its rows cut across the pool). Alone in its wave, or
+/// (Beside) next to a light system of a tenth of its rows on another component, in one wave: as
+/// usual the wave lasts as long as the heavy system; split, its batches are shared with the light
+/// one. The speed-ups are BM_Schedule_OneHeavy over OneHeavySplit, HeavyBeside over HeavyBesideSplit.
+template <bool Split, bool Beside>
+void heavy_bench(benchmark::State& state) {
     const size_t threads = static_cast<size_t>(state.range(0));
     const size_t n = static_cast<size_t>(state.range(1));
+    const size_t light = Beside ? n / 10 : 0;
     ecs::World w;
     ecs::Schedule s;
     for (size_t i = 0; i < n; ++i) w.create_with(Lane<0>{static_cast<float>(i % 7)});
+    for (size_t i = 0; i < light; ++i) w.create_with(Lane<1>{static_cast<float>(i % 7)});
     s.add<Lane<0>>("heavy", [](Lane<0>& l) { l.x = lane_burn<false>(l.x); });
     if constexpr (Split) s.multi_threaded();
+    if constexpr (Beside) s.add<Lane<1>>("light", [](Lane<1>& l) { l.x = lane_burn<false>(l.x); });
     ecs::ThreadPool pool(threads);
     for (auto _ : state) {
         s.run(w, pool);
         benchmark::ClobberMemory();
     }
-    state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
+    state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n + light));
 }
-void BM_Schedule_OneHeavy(benchmark::State& state) { one_heavy_bench<false>(state); }
-void BM_Schedule_OneHeavySplit(benchmark::State& state) { one_heavy_bench<true>(state); }
-
-/// The heavy system beside a light one (a tenth of its rows, another component) in one wave: as
-/// usual the wave lasts as long as the heavy system; multi_threaded() cuts it into batches that the
-/// threads share with the light system.
-template <bool Split>
-void heavy_beside_bench(benchmark::State& state) {
-    const size_t threads = static_cast<size_t>(state.range(0));
-    const size_t n = static_cast<size_t>(state.range(1));
-    ecs::World w;
-    ecs::Schedule s;
-    for (size_t i = 0; i < n; ++i) w.create_with(Lane<0>{static_cast<float>(i % 7)});
-    for (size_t i = 0; i < n / 10; ++i) w.create_with(Lane<1>{static_cast<float>(i % 7)});
-    s.add<Lane<0>>("heavy", [](Lane<0>& l) { l.x = lane_burn<false>(l.x); });
-    if constexpr (Split) s.multi_threaded();
-    s.add<Lane<1>>("light", [](Lane<1>& l) { l.x = lane_burn<false>(l.x); });
-    ecs::ThreadPool pool(threads);
-    for (auto _ : state) {
-        s.run(w, pool);
-        benchmark::ClobberMemory();
-    }
-    state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n + n / 10));
-}
-void BM_Schedule_HeavyBeside(benchmark::State& state) { heavy_beside_bench<false>(state); }
-void BM_Schedule_HeavyBesideSplit(benchmark::State& state) { heavy_beside_bench<true>(state); }
+void BM_Schedule_OneHeavy(benchmark::State& state) { heavy_bench<false, false>(state); }
+void BM_Schedule_OneHeavySplit(benchmark::State& state) { heavy_bench<true, false>(state); }
+void BM_Schedule_HeavyBeside(benchmark::State& state) { heavy_bench<false, true>(state); }
+void BM_Schedule_HeavyBesideSplit(benchmark::State& state) { heavy_bench<true, true>(state); }
 
 void heavy_args(benchmark::internal::Benchmark* b) {
     b->Args({2, 10000}); // the smoke test's size
