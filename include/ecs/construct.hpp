@@ -13,13 +13,21 @@
 #pragma once
 
 #include <new>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "config.hpp"
+#include "detail/value_pack.hpp"
 
 namespace ecs {
+
+namespace detail {
+/// Tag: a Construct built from its arguments themselves.
+struct FromArguments {};
+/// The argument types of a Construct, compared as one type.
+template <typename...>
+struct ArgTypes {};
+} // namespace detail
 
 /// A component `T` given as the arguments of its constructor (build with `ecs::construct<T>`).
 /// `Args` are references (`A&&`) for a value used at once, plain types for one that owns its copies.
@@ -27,16 +35,27 @@ template <typename T, typename... Args>
 struct Construct {
     static_assert(std::is_same_v<T, std::remove_cv_t<std::remove_reference_t<T>>>,
                   "construct<T>: T must be a component type (no cv, no reference)");
-    std::tuple<Args...> args;
+    detail::ValuesOf<Args...> args;
 
-    explicit Construct(std::tuple<Args...>&& a) : args(std::move(a)) {}
+    /// The arguments themselves (`construct<T>` passes them; `Args` are then `A&&`).
+    template <typename... Vs, typename = std::enable_if_t<sizeof...(Vs) == sizeof...(Args)>>
+    explicit Construct(detail::FromArguments, Vs&&... vs) : args(std::forward<Vs>(vs)...) {}
     /// An owning wrapper from a referring one: the arguments are moved (rvalues) or copied.
     template <typename... Bs, typename = std::enable_if_t<sizeof...(Bs) == sizeof...(Args) &&
-                                                          !std::is_same_v<std::tuple<Bs...>, std::tuple<Args...>>>>
-    Construct(Construct<T, Bs...>&& other) : args(std::move(other.args)) {} // NOLINT: converting by design
+                                                          !std::is_same_v<detail::ArgTypes<Bs...>, detail::ArgTypes<Args...>>>>
+    Construct(Construct<T, Bs...>&& other) // NOLINT: converting by design
+        : Construct(std::move(other), std::index_sequence_for<Args...>{}) {}
     template <typename... Bs, typename = std::enable_if_t<sizeof...(Bs) == sizeof...(Args) &&
-                                                          !std::is_same_v<std::tuple<Bs...>, std::tuple<Args...>>>>
-    Construct(const Construct<T, Bs...>& other) : args(other.args) {} // NOLINT: converting by design
+                                                          !std::is_same_v<detail::ArgTypes<Bs...>, detail::ArgTypes<Args...>>>>
+    Construct(const Construct<T, Bs...>& other) // NOLINT: converting by design
+        : Construct(other, std::index_sequence_for<Args...>{}) {}
+
+private:
+    template <typename... Bs, size_t... Is>
+    Construct(Construct<T, Bs...>&& other, std::index_sequence<Is...>)
+        : args(static_cast<Bs&&>(other.args.template get<Is>())...) {}
+    template <typename... Bs, size_t... Is>
+    Construct(const Construct<T, Bs...>& other, std::index_sequence<Is...>) : args(other.args.template get<Is>()...) {}
 };
 
 /**
@@ -46,7 +65,7 @@ struct Construct {
  */
 template <typename T, typename... Args>
 [[nodiscard]] Construct<T, Args&&...> construct(Args&&... args) noexcept {
-    return Construct<T, Args&&...>(std::tuple<Args&&...>(std::forward<Args>(args)...));
+    return Construct<T, Args&&...>(detail::FromArguments{}, std::forward<Args>(args)...);
 }
 
 namespace detail {
@@ -107,7 +126,7 @@ C make_value(Args&&... args) {
 template <typename C, typename V>
 ECS_FORCEINLINE C* place(void* at, V&& value) {
     if constexpr (is_construct_v<V>) {
-        return std::apply([at](auto&&... a) { return make_at<C>(at, std::forward<decltype(a)>(a)...); }, std::move(value.args));
+        return value.args.apply([at](auto&&... a) { return make_at<C>(at, std::forward<decltype(a)>(a)...); });
     } else {
         return ::new (at) C(std::forward<V>(value));
     }
@@ -116,7 +135,7 @@ ECS_FORCEINLINE C* place(void* at, V&& value) {
 /// Calls `fn(args...)` with a construct's arguments (forwarded), or `fn(value)` for a plain value.
 template <typename V, typename Fn>
 decltype(auto) with_arguments(V&& value, Fn&& fn) {
-    if constexpr (is_construct_v<V>) return std::apply(std::forward<Fn>(fn), std::move(value.args));
+    if constexpr (is_construct_v<V>) return value.args.apply(std::forward<Fn>(fn));
     else return std::forward<Fn>(fn)(std::forward<V>(value));
 }
 

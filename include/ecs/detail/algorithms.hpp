@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 
 namespace ecs::detail {
 
@@ -45,6 +46,34 @@ It upper_bound_value(It first, It last, const T& value) {
         }
     }
     return first;
+}
+
+/// std::sort: [first, last) ordered by `less`. A heap sort: in place, O(n log n) comparisons at
+/// worst (a hostile file cannot make it quadratic), not stable.
+template <typename It, typename Less>
+void sort_values(It first, It last, Less less) {
+    using Diff = decltype(last - first);
+    const Diff n = last - first;
+    const auto sift_down = [&](Diff root, Diff end) {
+        using std::swap;
+        for (Diff child = 2 * root + 1; child < end; child = 2 * root + 1) {
+            if (child + 1 < end && less(first[child], first[child + 1])) ++child;
+            if (!less(first[root], first[child])) return;
+            swap(first[root], first[child]);
+            root = child;
+        }
+    };
+    for (Diff i = n / 2; i-- > 0;) sift_down(i, n);
+    for (Diff end = n; end-- > 1;) {
+        using std::swap;
+        swap(first[0], first[end]);
+        sift_down(0, end);
+    }
+}
+/// std::sort by `operator<`.
+template <typename It>
+void sort_values(It first, It last) {
+    sort_values(first, last, [](const auto& a, const auto& b) { return a < b; });
 }
 
 /**

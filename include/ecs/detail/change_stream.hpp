@@ -39,7 +39,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <new>
 #include <string>
@@ -47,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms.hpp"
 #include "stream.hpp"
 #include "../archetype.hpp"
 #include "../component.hpp"
@@ -717,7 +717,7 @@ private:
             if (holder != INVALID_ENTITY && plan_of(holder.index) == nullptr)
                 return fail(DeserializeError::name_taken, 0, "apply_changes: name \"" + s.name + "\" belongs to another entity of the target");
         }
-        std::sort(names.begin(), names.end());
+        sort_values(names.begin(), names.end());
         for (size_t i = 1; i < names.size(); ++i)
             if (names[i] == names[i - 1]) return fail(DeserializeError::name_taken, 0, "apply_changes: a name given twice");
         // Types a new component can be made of: copied, or default-constructed and then replaced.

@@ -12,7 +12,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -30,6 +29,7 @@
 #include "pod_array.hpp"
 #include "row_filters.hpp"
 #include "sparse_drive.hpp"
+#include "value_pack.hpp"
 
 namespace ecs {
 
@@ -162,13 +162,13 @@ private:
         }
         if (&a != arch_) {
             arch_ = &a;
-            columns_ = std::tuple<term_pointer_t<Terms>...>(term_column<Terms>(a)...);
+            columns_ = ValuesOf<term_pointer_t<Terms>...>(term_column<Terms>(a)...);
         }
-        run_rows<WithEntity, Terms...>(fn, count, a.entities.data() + begin, term_offset<Terms>(std::get<Is>(columns_), begin)...);
+        run_rows<WithEntity, Terms...>(fn, count, a.entities.data() + begin, term_offset<Terms>(columns_.template get<Is>(), begin)...);
     }
 
     Archetype* arch_ = nullptr;
-    std::tuple<term_pointer_t<Terms>...> columns_{};
+    ValuesOf<term_pointer_t<Terms>...> columns_{};
 };
 
 /// Runs `fn` over one run of rows (stamping the mutable terms first).

@@ -32,7 +32,6 @@
  */
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -44,6 +43,7 @@
 #include "../entity.hpp"
 #include "../relation.hpp"
 #include "../world.hpp"
+#include "algorithms.hpp"
 #include "component_registry.hpp"
 #include "snapshot_io.hpp"
 #include "snapshot_registry.hpp"
@@ -219,7 +219,7 @@ inline bool read_relation_pairs(SnapshotReader<>& in, uint64_t end, const std::v
         const Entity sa = pending.sources[a], sb = pending.sources[b], ta = pending.targets[a], tb = pending.targets[b];
         return sa.index != sb.index ? sa.index < sb.index : ta.index < tb.index;
     };
-    std::sort(order.begin(), order.end(), by_pair);
+    sort_values(order.begin(), order.end(), by_pair);
     for (uint32_t i = 1; i < pairs; ++i)
         if (!by_pair(order[i - 1], order[i]))
             return load_failure(result, DeserializeError::bad_relation, pairs_at, "relationship \"" + name + "\" lists a pair twice");
@@ -227,7 +227,7 @@ inline bool read_relation_pairs(SnapshotReader<>& in, uint64_t end, const std::v
         const uint32_t ta = pending.targets[a].index, tb = pending.targets[b].index;
         return ta != tb ? ta < tb : pending.positions[a] < pending.positions[b];
     };
-    std::sort(order.begin(), order.end(), by_place);
+    sort_values(order.begin(), order.end(), by_place);
     for (uint32_t i = 0; i < pairs; ++i) {
         const uint32_t pair = order[i];
         const bool first_of_target = i == 0 || pending.targets[order[i - 1]].index != pending.targets[pair].index;
@@ -280,7 +280,7 @@ inline bool check_relation_tags(const std::vector<Archetype*>& filled, size_t sl
     // ...and an entity carries the tag of a type exactly when it is a source of that type.
     std::vector<uint8_t> source(slot_count);
     for (const PendingRelation& p : pending) {
-        std::fill(source.begin(), source.end(), uint8_t(0));
+        for (uint8_t& flag : source) flag = 0;
         size_t sources = 0;
         for (const Entity e : p.sources) {
             if (source[e.index] == 0) ++sources;

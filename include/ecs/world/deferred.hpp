@@ -16,6 +16,7 @@
 
 #include "../detail/command_queue.hpp"
 #include "../detail/component_registry.hpp" // check_known_id
+#include "../detail/value_pack.hpp"
 #include "../detail/world_access.hpp"
 #include "world_class.hpp"
 
@@ -47,29 +48,6 @@ struct RemoveCommand {
     void run(World& w) { w.remove<T>(e); }
     Entity e;
 };
-
-/// One value of a ValuePack (the index tells equal types apart).
-template <size_t I, typename T>
-struct PackValue {
-    template <typename V>
-    explicit PackValue(V&& v) : value(std::forward<V>(v)) {}
-    T value;
-};
-
-/// Values recorded for a command, each constructed in place; `apply(f)` calls `f(values&&...)`.
-template <typename Indices, typename... Ts>
-struct ValuePack;
-template <size_t... Is, typename... Ts>
-struct ValuePack<std::index_sequence<Is...>, Ts...> : PackValue<Is, Ts>... {
-    template <typename... Vs>
-    explicit ValuePack(Vs&&... vs) : PackValue<Is, Ts>(std::forward<Vs>(vs))... {}
-    template <typename F>
-    decltype(auto) apply(F&& f) {
-        return f(std::move(static_cast<PackValue<Is, Ts>&>(*this).value)...);
-    }
-};
-template <typename... Ts>
-using ValuesOf = ValuePack<std::index_sequence_for<Ts...>, Ts...>;
 
 /// CommandBuffer::create_with: a new entity at the flush (no handle before).
 template <typename... Ts>

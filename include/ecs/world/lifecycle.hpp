@@ -10,12 +10,12 @@
 
 #include <cstdint>
 #include <new>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "../detail/required.hpp"
+#include "../detail/value_pack.hpp"
 #include "structural.hpp"
 #include "world_class.hpp"
 
@@ -156,7 +156,7 @@ void World::create_n(Entity* out, size_t n, const Ts&... values) {
         for (size_t i = 0; i < n; ++i) out[i] = create_with(values...);
         return;
     }
-    const std::tuple<Ts...> local(values...); // a value may live in the block the growth moves
+    const detail::ValuesOf<Ts...> local{values...}; // a value may live in the block the growth moves
     arch->reserve(arch->size() + n);
     entities_.reserve_more(n);
     const uint32_t base = static_cast<uint32_t>(arch->size());
@@ -164,7 +164,7 @@ void World::create_n(Entity* out, size_t n, const Ts&... values) {
         uint32_t row = 0;
         out[i] = spawn(*arch, row); // no growth: reserved above
     }
-    std::apply([&](const Ts&... v) { (fill_rows<Ts>(*arch, base, n, v), ...); }, local);
+    local.apply_ref([&](const Ts&... v) { (fill_rows<Ts>(*arch, base, n, v), ...); });
 }
 
 template <typename C>

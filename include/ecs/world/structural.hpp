@@ -33,12 +33,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "../detail/required.hpp"
+#include "../detail/value_pack.hpp"
 #include "../detail/world_access.hpp"
 #include "world_class.hpp"
 
@@ -319,16 +319,23 @@ struct StructuralOps {
 
     /// The table part of add(e, values...) for a pack naming sparse types: the table values, in
     /// argument order, collected into `table_values`, then added in one migration.
-    template <typename... Tables, typename T, typename... Rest>
-    static void add_split(World& w, Entity e, TypeList<Tables...>, std::tuple<Tables*...> table_values, T& value, Rest&... rest) {
-        if constexpr (is_sparse_v<component_t<T>>) add_split(w, e, TypeList<Tables...>{}, table_values, rest...);
-        else add_split(w, e, TypeList<Tables..., T>{}, std::tuple_cat(table_values, std::tuple<T*>(&value)), rest...);
+    template <typename Pack, typename T, typename... Rest>
+    static void add_split(World& w, Entity e, Pack table_values, T& value, Rest&... rest) {
+        if constexpr (is_sparse_v<component_t<T>>) {
+            add_split(w, e, table_values, rest...);
+        } else {
+            add_split(w, e, table_values.apply([&](auto*... v) { return ValuesOf<decltype(v)..., T*>{v..., &value}; }), rest...);
+        }
     }
-    template <typename... Tables>
-    static void add_split(World& w, Entity e, TypeList<Tables...>, std::tuple<Tables*...> table_values) {
-        if constexpr (sizeof...(Tables) == 1) w.add(e, std::move(*std::get<0>(table_values)));
-        else if constexpr (sizeof...(Tables) > 1) std::apply([&](Tables*... v) { add_many<Tables...>(w, e, *v...); }, table_values);
-        else (void)w, (void)e, (void)table_values;
+    template <typename Pack>
+    static void add_split(World& w, Entity e, Pack table_values) {
+        if constexpr (Pack::size == 1) {
+            w.add(e, std::move(*table_values.template get<0>()));
+        } else if constexpr (Pack::size > 1) {
+            table_values.apply([&](auto*... v) { add_many<std::remove_pointer_t<decltype(v)>...>(w, e, *v...); });
+        } else {
+            (void)w, (void)e, (void)table_values;
+        }
     }
     /// The sparse part: add(e, value) when `T` is sparse.
     template <typename T>
@@ -555,8 +562,8 @@ struct StructuralOps {
                     if constexpr (std::is_move_constructible_v<T>) {
                         insert<T>(w, e, *src, *dst, id, make_value<T>(std::forward<Args>(args)...));
                     } else {
-                        std::tuple<std::decay_t<Args>...> copies(std::forward<Args>(args)...);
-                        std::apply([&](auto&... c) { insert<T>(w, e, *src, *dst, id, std::move(c)...); }, copies);
+                        ValuesOf<std::decay_t<Args>...> copies{std::forward<Args>(args)...};
+                        copies.apply([&](auto&&... c) { insert<T>(w, e, *src, *dst, id, std::move(c)...); });
                     }
                 } else {
                     insert<T>(w, e, *src, *dst, id, std::forward<Args>(args)...);
@@ -803,7 +810,7 @@ void World::add(Entity e, T&& first, U&& second, Ts&&... rest) {
                          (detail::is_sparse_v<detail::component_t<Ts>> || ...)) {
         // A pack naming sparse types: the table values in one migration, then the sparse ones into
         // their sets (no archetype has them), each part as its own call would do it.
-        detail::StructuralOps::add_split(*this, e, detail::TypeList<>{}, std::tuple<>{}, first, second, rest...);
+        detail::StructuralOps::add_split(*this, e, detail::ValuesOf<>{}, first, second, rest...);
         detail::StructuralOps::add_if_sparse(*this, e, first);
         detail::StructuralOps::add_if_sparse(*this, e, second);
         (detail::StructuralOps::add_if_sparse(*this, e, rest), ...);
