@@ -844,6 +844,35 @@ TEST_CASE("relation: pairs round-trip through snapshots, both orders kept", "[re
     CHECK(save(again) == bytes);
 }
 
+TEST_CASE("relation: thousands of pairs in scrambled order round-trip through a snapshot", "[relation]") {
+    // The reader sorts the pairs twice (duplicates, then positions per target): enough pairs, related
+    // in an order far from sorted and with unrelates between, to exercise that sort at size.
+    REQUIRE(names_registered);
+    World w;
+    const auto e = make(w, 400);
+    uint32_t state = 12345;
+    auto next = [&](uint32_t bound) {
+        state = state * 1664525u + 1013904223u;
+        return (state >> 8) % bound;
+    };
+    for (int i = 0; i < 3000; ++i) {
+        const Entity s = e[next(400)], t = e[next(60)];
+        if (next(5) == 0) w.unrelate<Likes>(s, t);
+        else w.relate<Likes>(s, t);
+    }
+    REQUIRE(w.query<const Position>().count() == 400);
+    const std::string bytes = save(w);
+    World loaded;
+    std::istringstream in(bytes);
+    const ecs::DeserializeResult r = ecs::deserialize(loaded, in);
+    INFO(r.message);
+    REQUIRE(r);
+    CHECK(loaded.check_invariants());
+    CHECK(pairs_of(loaded, e) == pairs_of(w, e));
+    check_both<Likes>(loaded, e);
+    CHECK(save(loaded) == bytes);
+}
+
 TEST_CASE("relation: a world without pairs writes what it wrote before relationships", "[relation]") {
     REQUIRE(names_registered);
     SECTION("a snapshot written before relationships existed loads") {
