@@ -26,8 +26,8 @@ struct PackValue {
 };
 
 /// Values, each constructed in place from the constructor's arguments (in order).
-/// `get<I>()` reads one; `apply(f)` calls `f(values&&...)` (moved out) and `apply_ref(f)` calls
-/// `f(values&...)`. A reference type `A&&` holds the reference and `apply` forwards it as `A&&`.
+/// `get<I>()` reads one; `apply(f)` calls `f(values&&...)` (moved out), or `f(const values&...)` on
+/// a const pack. A reference type `A&&` holds the reference and `apply` forwards it as `A&&`.
 template <typename Indices, typename... Ts>
 struct ValuePack;
 template <size_t... Is, typename... Ts>
@@ -53,7 +53,7 @@ struct ValuePack<std::index_sequence<Is...>, Ts...> : PackValue<Is, Ts>... {
         return std::forward<F>(f)(static_cast<Ts&&>(static_cast<PackValue<Is, Ts>&>(*this).value)...);
     }
     template <typename F>
-    decltype(auto) apply_ref(F&& f) const {
+    decltype(auto) apply(F&& f) const {
         return std::forward<F>(f)(static_cast<const PackValue<Is, Ts>&>(*this).value...);
     }
 

@@ -164,7 +164,7 @@ void World::create_n(Entity* out, size_t n, const Ts&... values) {
         uint32_t row = 0;
         out[i] = spawn(*arch, row); // no growth: reserved above
     }
-    local.apply_ref([&](const Ts&... v) { (fill_rows<Ts>(*arch, base, n, v), ...); });
+    local.apply([&](const Ts&... v) { (fill_rows<Ts>(*arch, base, n, v), ...); });
 }
 
 template <typename C>
