@@ -121,7 +121,7 @@ inline DeserializeResult deserialize(World& world, detail::Dependent<D, std::ist
         refused.message = "deserialize: target world has pending deferred creations";
         return refused;
     }
-    std::streambuf* source = in.rdbuf();
+    detail::Dependent<D, std::streambuf>* source = in.rdbuf();
     if (source == nullptr || in.fail()) {
         refused.error = DeserializeError::truncated;
         refused.message = "input stream is not readable (no buffer or failbit set) (at byte 0)";
@@ -129,8 +129,8 @@ inline DeserializeResult deserialize(World& world, detail::Dependent<D, std::ist
     }
 
     uint64_t remaining = 0;
-    detail::SlurpedInput memory;
-    detail::MemoryStreamBuf memory_buf;
+    detail::SlurpedInput<D> memory;
+    detail::MemoryStreamBuf<D> memory_buf;
     if (!detail::stream_remaining(*source, remaining)) {
         memory.read_all(*source);
         memory_buf.view(memory.data(), memory.size());
@@ -138,13 +138,13 @@ inline DeserializeResult deserialize(World& world, detail::Dependent<D, std::ist
         remaining = memory.size();
     }
 
-    detail::SnapshotReader reader(source, remaining);
+    detail::SnapshotReader<D> reader(source, remaining);
     DeserializeResult result;
     {
-        detail::SnapshotLoader loader(world, reader);
+        detail::SnapshotLoader<D> loader(world, reader);
         result = loader.run();
     } // a failed load is rolled back here
-    if (!result) in.setstate(std::ios_base::failbit);
+    if (!result) in.setstate(detail::Dependent<D, std::ios_base>::failbit);
     return result;
 }
 
@@ -190,7 +190,7 @@ inline DeserializeResult deserialize(World& world, detail::Dependent<D, std::ist
     World loaded;
     result = deserialize(loaded, in);
     if (!result) return result;
-    if (!detail::merge_world(loaded, world, map, result)) in.setstate(std::ios_base::failbit);
+    if (!detail::merge_world(loaded, world, map, result)) in.setstate(detail::Dependent<D, std::ios_base>::failbit);
     return result;
 }
 
@@ -218,17 +218,17 @@ template <class D = void>
 inline void serialize_changes(const World& world, uint32_t since, detail::Dependent<D, std::ostream>& out) {
     if (!ECS_CHECK(detail::WorldAccess::graph(world).clock() != nullptr,
                    "serialize_changes: the world tracks no type (call track_changes<T>() first: its clock stamps the changes)")) {
-        out.setstate(std::ios_base::failbit);
+        out.setstate(detail::Dependent<D, std::ios_base>::failbit);
         return;
     }
     if (!ECS_CHECK(detail::WorldAccess::reserved_count(world) == 0,
                    "serialize_changes: deferred creations are pending (flush_deferred() first)")) {
-        out.setstate(std::ios_base::failbit);
+        out.setstate(detail::Dependent<D, std::ios_base>::failbit);
         return;
     }
-    detail::ChangeWriter writer(world, since);
+    detail::ChangeWriter<D> writer(world, since);
     if (!ECS_CHECK(writer.build(), writer.message().c_str())) {
-        out.setstate(std::ios_base::failbit);
+        out.setstate(detail::Dependent<D, std::ios_base>::failbit);
         return;
     }
     writer.write(out);
@@ -255,9 +255,9 @@ inline void serialize_changes(const World& world, uint32_t since, detail::Depend
  */
 template <class D = void>
 inline DeserializeResult apply_changes(World& world, detail::Dependent<D, std::istream>& in) {
-    detail::ChangeApplier applier(world, in);
+    detail::ChangeApplier<D> applier(world, in);
     DeserializeResult result = applier.run();
-    if (!result) in.setstate(std::ios_base::failbit);
+    if (!result) in.setstate(detail::Dependent<D, std::ios_base>::failbit);
     return result;
 }
 

@@ -353,7 +353,7 @@ private:
     std::vector<const std::string*> names_;        ///< the name table
     std::vector<const ComponentRegistration*> regs_;
     uint32_t groups_ = 0; ///< value groups written
-    ByteSink<> sink_;
+    ByteSink<D> sink_;
     std::string message_;
     bool failed_ = false; ///< a serialize function set failbit
 };
@@ -471,7 +471,7 @@ private:
     }
 
     bool read_frame() {
-        std::streambuf* source = in_.rdbuf();
+        Dependent<D, std::streambuf>* source = in_.rdbuf();
         if (source == nullptr || in_.fail()) return truncated(0, "input stream is not readable");
         unsigned char header[CHANGE_HEADER];
         if (source->sgetn(reinterpret_cast<char*>(header), CHANGE_HEADER) != std::streamsize(CHANGE_HEADER))
@@ -530,13 +530,13 @@ private:
             v.set_live();
             return true;
         }
-        MemoryStreamBuf<> view;
+        MemoryStreamBuf<D> view;
         view.view(const_cast<char*>(reinterpret_cast<const char*>(bytes)), length);
         Dependent<D, std::istream> is(&view);
         reg->deserialize(is, v.get());
         if (is.fail()) return fail(DeserializeError::deserializer_failed, at, "the deserializer of " + reg->name + " failed");
         v.set_live();
-        if (view.pubseekoff(0, std::ios_base::cur, std::ios_base::in) != std::streampos(std::streamoff(length)))
+        if (view.pubseekoff(0, Dependent<D, std::ios_base>::cur, Dependent<D, std::ios_base>::in) != std::streampos(std::streamoff(length)))
             return fail(DeserializeError::column_size_mismatch, at, "the deserializer of " + reg->name + " left bytes unread");
         return true;
     }

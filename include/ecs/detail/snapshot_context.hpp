@@ -102,7 +102,7 @@ public:
     }
 
 private:
-    ByteSink<> bytes_;
+    ByteSink<D> bytes_;
     Dependent<D, std::ostream> out_{&bytes_};
     std::vector<uint64_t> sizes_; ///< one length per column or resource, in the order the body lists them
     size_t at_ = 0;               ///< next unwritten byte of `bytes_`

@@ -368,8 +368,12 @@ private:
 
 /// Growable in-memory output buffer: collects one column written element by element, so the
 /// column's byte length can precede it without seeking the real stream.
-template <class = void>
-class ByteSink : public std::streambuf {
+template <class D = void>
+class ByteSink : public Dependent<D, std::streambuf> {
+    using Base = Dependent<D, std::streambuf>;
+    using int_type = typename Base::int_type;
+    using traits_type = typename Base::traits_type;
+
 public:
     void clear() noexcept { bytes_.clear(); }
     [[nodiscard]] const char* data() const noexcept { return bytes_.data(); }
@@ -391,22 +395,27 @@ private:
 
 /// Read-only view of bytes already in memory (used when the input stream cannot tell its size).
 /// Seekable, so the checksum pass of format 2 can go back to the body.
-template <class = void>
-class MemoryStreamBuf : public std::streambuf {
+template <class D = void>
+class MemoryStreamBuf : public Dependent<D, std::streambuf> {
+    using Base = Dependent<D, std::streambuf>;
+    using Ios = Dependent<D, std::ios_base>;
+    using pos_type = typename Base::pos_type;
+    using off_type = typename Base::off_type;
+
 public:
-    void view(char* begin, size_t n) noexcept { setg(begin, begin, begin + n); }
+    void view(char* begin, size_t n) noexcept { this->setg(begin, begin, begin + n); }
 
 protected:
-    pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode which) override {
-        if ((which & std::ios_base::in) == 0) return pos_type(off_type(-1));
-        char* base = dir == std::ios_base::beg ? eback() : dir == std::ios_base::cur ? gptr() : egptr();
-        const off_type target = off_type(base - eback()) + off;
-        if (target < 0 || target > off_type(egptr() - eback())) return pos_type(off_type(-1));
-        setg(eback(), eback() + target, egptr());
+    pos_type seekoff(off_type off, typename Ios::seekdir dir, typename Ios::openmode which) override {
+        if ((which & Ios::in) == 0) return pos_type(off_type(-1));
+        char* base = dir == Ios::beg ? this->eback() : dir == Ios::cur ? this->gptr() : this->egptr();
+        const off_type target = off_type(base - this->eback()) + off;
+        if (target < 0 || target > off_type(this->egptr() - this->eback())) return pos_type(off_type(-1));
+        this->setg(this->eback(), this->eback() + target, this->egptr());
         return pos_type(target);
     }
-    pos_type seekpos(pos_type pos, std::ios_base::openmode which) override {
-        return seekoff(off_type(pos), std::ios_base::beg, which);
+    pos_type seekpos(pos_type pos, typename Ios::openmode which) override {
+        return seekoff(off_type(pos), Ios::beg, which);
     }
 };
 
@@ -415,18 +424,22 @@ protected:
  * column fails instead of desynchronising the rest of the snapshot. Reads ahead in small chunks,
  * never beyond the limit.
  */
-template <class = void>
-class LimitedStreamBuf : public std::streambuf {
+template <class D = void>
+class LimitedStreamBuf : public Dependent<D, std::streambuf> {
+    using Base = Dependent<D, std::streambuf>;
+    using int_type = typename Base::int_type;
+    using traits_type = typename Base::traits_type;
+
 public:
-    LimitedStreamBuf(std::streambuf* source, uint64_t limit) noexcept : source_(source), left_(limit) {}
+    LimitedStreamBuf(Base* source, uint64_t limit) noexcept : source_(source), left_(limit) {}
     /// Every byte of the limit was pulled from the source and handed to the reader.
-    [[nodiscard]] bool exhausted() const noexcept { return left_ == 0 && gptr() == egptr(); }
+    [[nodiscard]] bool exhausted() const noexcept { return left_ == 0 && this->gptr() == this->egptr(); }
     /// The source ended before the limit did.
     [[nodiscard]] bool source_short() const noexcept { return source_short_; }
 
 protected:
     int_type underflow() override {
-        if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+        if (this->gptr() < this->egptr()) return traits_type::to_int_type(*this->gptr());
         if (left_ == 0) return traits_type::eof();
         const uint64_t want = detail::min_of<uint64_t>(left_, sizeof(buffer_));
         const std::streamsize got = source_->sgetn(buffer_, static_cast<std::streamsize>(want));
@@ -435,12 +448,12 @@ protected:
             return traits_type::eof();
         }
         left_ -= static_cast<uint64_t>(got);
-        setg(buffer_, buffer_, buffer_ + got);
-        return traits_type::to_int_type(*gptr());
+        this->setg(buffer_, buffer_, buffer_ + got);
+        return traits_type::to_int_type(*this->gptr());
     }
 
 private:
-    std::streambuf* source_;
+    Base* source_;
     uint64_t left_;
     bool source_short_ = false;
     char buffer_[4096];
@@ -448,20 +461,23 @@ private:
 
 /// The get area of any streambuf (the bytes it already holds in memory), read through pointers to
 /// its protected members: naming them through a derived class is what the language allows.
-template <class = void>
-struct GetArea : std::streambuf {
-    static const char* next(std::streambuf* sb) noexcept { return (sb->*&GetArea<>::gptr)(); }
-    static const char* end(std::streambuf* sb) noexcept { return (sb->*&GetArea<>::egptr)(); }
+template <class D = void>
+struct GetArea : Dependent<D, std::streambuf> {
+    using Buf = Dependent<D, std::streambuf>;
+    static const char* next(Buf* sb) noexcept { return (sb->*&GetArea<D>::gptr)(); }
+    static const char* end(Buf* sb) noexcept { return (sb->*&GetArea<D>::egptr)(); }
     /// Advances the read position by `n` bytes. @pre n <= end(sb) - next(sb).
-    static void skip(std::streambuf* sb, int n) noexcept { (sb->*&GetArea<>::gbump)(n); }
+    static void skip(Buf* sb, int n) noexcept { (sb->*&GetArea<D>::gbump)(n); }
 };
 
 /// Little-endian reader over a streambuf whose remaining size is known: every read is checked
 /// against it before anything is allocated for it.
-template <class = void>
+template <class D = void>
 class SnapshotReader {
+    using Buf = Dependent<D, std::streambuf>;
+
 public:
-    SnapshotReader(std::streambuf* source, uint64_t remaining) noexcept : source_(source), remaining_(remaining) {}
+    SnapshotReader(Buf* source, uint64_t remaining) noexcept : source_(source), remaining_(remaining) {}
 
     /// Ends the input `n` bytes from here until unlimit() (a format 2 body). @pre n <= remaining().
     void limit(uint64_t n) noexcept {
@@ -476,7 +492,7 @@ public:
 
     [[nodiscard]] uint64_t offset() const noexcept { return offset_; }
     [[nodiscard]] uint64_t remaining() const noexcept { return remaining_; }
-    [[nodiscard]] std::streambuf* source() const noexcept { return source_; }
+    [[nodiscard]] Buf* source() const noexcept { return source_; }
 
     [[nodiscard]] bool raw(void* dst, uint64_t n) {
         if (n > remaining_) return false;
@@ -538,10 +554,10 @@ public:
     /// Skips `n` bytes the source holds in memory (a BodyScan copied them); false, nothing skipped,
     /// when it does not hold them all.
     [[nodiscard]] bool skip_buffered(uint64_t n) {
-        if (n > remaining_ || n > uint64_t(GetArea<>::end(source_) - GetArea<>::next(source_))) return false;
+        if (n > remaining_ || n > uint64_t(GetArea<D>::end(source_) - GetArea<D>::next(source_))) return false;
         for (uint64_t left = n; left != 0;) {
             const uint64_t step = detail::min_of<uint64_t>(left, uint64_t(1) << 30);
-            GetArea<>::skip(source_, static_cast<int>(step));
+            GetArea<D>::skip(source_, static_cast<int>(step));
             left -= step;
         }
         consumed(n);
@@ -554,7 +570,7 @@ public:
     }
 
 private:
-    std::streambuf* source_;
+    Buf* source_;
     uint64_t remaining_;
     uint64_t offset_ = 0;
     uint64_t held_back_ = 0;
@@ -749,7 +765,7 @@ private:
  * grows with the data actually received. The first allocation is sized by in_avail(): bytes the
  * stream already holds in memory, so trusting it costs nothing a hostile input could inflate.
  */
-template <class = void>
+template <class D = void>
 class SlurpedInput {
 public:
     SlurpedInput() = default;
@@ -757,7 +773,7 @@ public:
     SlurpedInput<>& operator=(const SlurpedInput<>&) = delete;
     ~SlurpedInput() { delete[] bytes_; }
 
-    void read_all(std::streambuf& sb) {
+    void read_all(Dependent<D, std::streambuf>& sb) {
         const std::streamsize buffered = sb.in_avail();
         size_t capacity = detail::max_of<size_t>(size_t(1) << 16, buffered > 0 ? static_cast<size_t>(buffered) + 4096 : 0);
         delete[] bytes_; // (a second call starts over)
@@ -787,15 +803,17 @@ private:
 };
 
 /// Bytes between the current read position of `sb` and its end, when the buffer can seek.
-template <class = void>
-inline bool stream_remaining(std::streambuf& sb, uint64_t& remaining) {
-    using Pos = std::streambuf::pos_type;
-    const Pos invalid = Pos(std::streambuf::off_type(-1));
-    const Pos here = sb.pubseekoff(0, std::ios_base::cur, std::ios_base::in);
+template <class D = void>
+inline bool stream_remaining(Dependent<D, std::streambuf>& sb, uint64_t& remaining) {
+    using Buf = Dependent<D, std::streambuf>;
+    using Ios = Dependent<D, std::ios_base>;
+    using Pos = typename Buf::pos_type;
+    const Pos invalid = Pos(typename Buf::off_type(-1));
+    const Pos here = sb.pubseekoff(0, Ios::cur, Ios::in);
     if (here == invalid) return false;
-    const Pos end = sb.pubseekoff(0, std::ios_base::end, std::ios_base::in);
+    const Pos end = sb.pubseekoff(0, Ios::end, Ios::in);
     if (end == invalid) return false;
-    if (sb.pubseekpos(here, std::ios_base::in) != here) return false;
+    if (sb.pubseekpos(here, Ios::in) != here) return false;
     const std::streamoff size = std::streamoff(end) - std::streamoff(here);
     if (size < 0) return false;
     remaining = static_cast<uint64_t>(size);

@@ -111,11 +111,13 @@ private:
     /// from a pipe, any buffer over memory), the checksum runs over that memory: no copy, no seek, and
     /// the same pass copies the entity lists and generation table out for the parse (BodyScan).
     bool verify_body() {
-        using Pos = std::streambuf::pos_type;
-        std::streambuf* sb = in_.source();
+        using Buf = Dependent<D, std::streambuf>;
+        using Ios = Dependent<D, std::ios_base>;
+        using Pos = typename Buf::pos_type;
+        Buf* sb = in_.source();
         const uint64_t body_at = in_.offset();
-        const char* next = GetArea<>::next(sb);
-        if (uint64_t(GetArea<>::end(sb) - next) >= body_length_ + 4 && body_length_ + 4 > body_length_) {
+        const char* next = GetArea<D>::next(sb);
+        if (uint64_t(GetArea<D>::end(sb) - next) >= body_length_ + 4 && body_length_ + 4 > body_length_) {
             const unsigned char* body = reinterpret_cast<const unsigned char*>(next);
             const uint32_t stored = get_u32(body + body_length_);
             body_at_ = body_at;
@@ -125,8 +127,8 @@ private:
                             "body checksum mismatch (the snapshot is damaged)");
             return true;
         }
-        const Pos here = sb->pubseekoff(0, std::ios_base::cur, std::ios_base::in);
-        if (here == Pos(std::streambuf::off_type(-1))) return truncated(body_at, "input cannot seek back to the body");
+        const Pos here = sb->pubseekoff(0, Ios::cur, Ios::in);
+        if (here == Pos(typename Buf::off_type(-1))) return truncated(body_at, "input cannot seek back to the body");
         Crc32c crc;
         char buffer[16384];
         for (uint64_t left = body_length_; left != 0;) {
@@ -139,7 +141,7 @@ private:
         unsigned char stored[4];
         if (sb->sgetn(reinterpret_cast<char*>(stored), 4) != 4)
             return truncated(body_at + body_length_, "missing body checksum");
-        if (sb->pubseekpos(here, std::ios_base::in) != here)
+        if (sb->pubseekpos(here, Ios::in) != here)
             return truncated(body_at, "input cannot seek back to the body");
         if (crc.value() != get_u32(stored))
             return fail(DeserializeError::checksum_mismatch, body_at + body_length_,
@@ -312,7 +314,7 @@ private:
             return true;
         }
         if (bytes > in_.remaining()) return truncated(at, "column byte length exceeds the bytes left in the input");
-        LimitedStreamBuf<> limited(in_.source(), bytes);
+        LimitedStreamBuf<D> limited(in_.source(), bytes);
         Dependent<D, std::istream> element_in(&limited);
         for (uint32_t r = 0; r < rows; ++r) {
             reg.deserialize(element_in, c.at(r));

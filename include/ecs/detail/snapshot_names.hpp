@@ -34,11 +34,11 @@ struct PendingName {
 
 /// Appends the "NAME" section (tag, u64 length, payload) to `sections`; nothing when no entity of
 /// `world` has a name.
-template <class = void>
-inline void write_names_section(const World& world, ByteSink<>& sections) {
+template <class D = void>
+inline void write_names_section(const World& world, ByteSink<D>& sections) {
     if (WorldAccess::names(world).size() == 0) return;
-    ByteSink<> names;
-    const auto put32 = [](ByteSink<>& sink, uint32_t v) {
+    ByteSink<D> names;
+    const auto put32 = [](ByteSink<D>& sink, uint32_t v) {
         unsigned char b[4];
         put_u32(b, v);
         sink.sputn(reinterpret_cast<const char*>(b), 4);

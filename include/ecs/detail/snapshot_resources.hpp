@@ -122,7 +122,7 @@ inline bool read_resource(SnapshotLoadState<>& s, std::vector<PendingResource>& 
         pending.constructed = true;
         return true;
     }
-    LimitedStreamBuf<> limited(s.in_.source(), bytes);
+    LimitedStreamBuf<D> limited(s.in_.source(), bytes);
     Dependent<D, std::istream> object_in(&limited);
     reg->deserialize(object_in, pending.storage);
     if (object_in.fail()) {

@@ -46,7 +46,7 @@ bool build_sparse_section(const World& world, RegistrationOf& registration_of, S
     if (types == 0) return true;
     has_sparse = true;
     sparse.u32(types);
-    ByteSink<> values;
+    ByteSink<Dependent<RegistrationOf, void>> values;
     Dependent<RegistrationOf, std::ostream> values_out(&values);
     for (const ComponentTypeID id : room->ids()) {
         const SparseSet& set = room->member(id);
@@ -136,7 +136,7 @@ inline bool read_sparse_type(SnapshotLoadState<>& s) {
         }
         return true;
     }
-    LimitedStreamBuf<> limited(s.in_.source(), bytes);
+    LimitedStreamBuf<D> limited(s.in_.source(), bytes);
     Dependent<D, std::istream> element_in(&limited);
     for (uint32_t i = 0; i < count; ++i) {
         void* storage = set.insert(members[i]);

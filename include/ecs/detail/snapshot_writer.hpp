@@ -228,7 +228,7 @@ private:
     SnapshotSections<> extra_sections_;                         ///< "SPRS" / "ENBL"
     PendingPayloads<D> pending_;
     uint64_t body_ = 8; ///< the body's length: archetype count, slot count, ...
-    ByteSink<> names_section_;
+    ByteSink<D> names_section_;
     SnapshotWriter<> w_{out_};
 };
 
@@ -243,7 +243,7 @@ inline void write_snapshot(const World& world, Dependent<D, std::ostream>& out, 
     writer.collect_free_list();
     if (!writer.plan_relations() || !writer.resolve_registrations() || !writer.collect_resources_and_sections() ||
         !writer.measure_archetypes() || !writer.measure_trailer()) {
-        out.setstate(std::ios_base::failbit); // nothing written
+        out.setstate(Dependent<D, std::ios_base>::failbit); // nothing written
         return;
     }
     writer.write_frame();

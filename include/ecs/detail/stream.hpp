@@ -10,7 +10,6 @@
 #pragma once
 
 #include <iosfwd>
-#include <streambuf>
 
 #include "dependent.hpp"
 
