@@ -325,6 +325,28 @@ struct MtOther {
 };
 } // namespace
 
+namespace {
+/// Makes "some rows left the calling thread" deterministic for a pooled multi_threaded system. On a
+/// loaded machine the calling thread could take every batch before a worker wakes, so its first
+/// row of a run waits (0.5 s at most) until a worker has run a row: the other batches stay free.
+struct CallerGate {
+    std::thread::id caller = std::this_thread::get_id();
+    std::atomic<bool> worker_ran{false};
+    std::atomic<bool> caller_waited{false};
+    void reset() {
+        worker_ran.store(false);
+        caller_waited.store(false);
+    }
+    void at_row() {
+        if (std::this_thread::get_id() != caller) {
+            worker_ran.store(true);
+        } else if (!caller_waited.exchange(true)) {
+            for (int k = 0; k < 5000 && !worker_ran.load(); ++k) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+    }
+};
+} // namespace
+
 TEST_CASE("schedule: a multi_threaded system alone in its wave cuts its rows across the pool", "[parallel][schedule]") {
     // Several archetypes (a tag splits them), Changed stamps, a skipped neighbour: the world after a
     // pooled run equals the world after the same runs on the calling thread.
@@ -336,10 +358,11 @@ TEST_CASE("schedule: a multi_threaded system alone in its wave cuts its rows acr
         }
         w.create_with(MtOther{0});
     };
-    const auto schedule = [](ecs::Schedule& s, bool& other_on) {
-        s.add<MtValue, MtThread>("heavy", [](MtValue& v, MtThread& t) {
+    const auto schedule = [](ecs::Schedule& s, bool& other_on, CallerGate* gate) {
+        s.add<MtValue, MtThread>("heavy", [gate](MtValue& v, MtThread& t) {
              v.v = v.v * 3 + 1;
              t.id = std::this_thread::get_id();
+             if (gate != nullptr) gate->at_row();
          }).multi_threaded();
         s.add<MtOther>("other", [](MtOther& o) { ++o.v; }).run_if([&other_on](const ecs::World&) { return other_on; });
     };
@@ -348,14 +371,16 @@ TEST_CASE("schedule: a multi_threaded system alone in its wave cuts its rows acr
     fill(inline_world);
     bool other_on = false;
     ecs::Schedule sp, si;
-    schedule(sp, other_on);
-    schedule(si, other_on);
+    CallerGate gate;
+    schedule(sp, other_on, &gate);
+    schedule(si, other_on, nullptr);
     REQUIRE(sp.plan().size() == 1); // one wave: heavy and other
     ecs::ThreadPool pool(4);
     const std::thread::id caller = std::this_thread::get_id();
     bool several_threads = false;
     for (int run = 0; run < 6; ++run) {
         other_on = run % 2 == 1; // alone in its wave on even runs: split; beside `other` on odd runs
+        gate.reset();
         sp.run(pooled, pool);
         si.run(inline_world);
         if (!other_on) {
@@ -436,10 +461,11 @@ TEST_CASE("schedule: multi_threaded systems split beside other systems of their 
         }
         for (int64_t i = 0; i < 500; ++i) w.create_with(MtOther{i});
     };
-    const auto schedule = [](ecs::Schedule& s) {
-        s.add<MtValue, MtThread>("table", [](MtValue& v, MtThread& t) {
+    const auto schedule = [](ecs::Schedule& s, CallerGate* gate) {
+        s.add<MtValue, MtThread>("table", [gate](MtValue& v, MtThread& t) {
              v.v = v.v * 3 + 1;
              t.id = std::this_thread::get_id();
+             if (gate != nullptr) gate->at_row();
          }).multi_threaded();
         s.add<MtSparse>("sparse", [](ecs::Entity e, MtSparse& p) { p.v += static_cast<int64_t>(e.index); }).multi_threaded();
         s.add<MtMixed, const MtSparse2>("mixed", [](MtMixed& m, const MtSparse2& p) { m.v += p.v; }).multi_threaded();
@@ -449,14 +475,16 @@ TEST_CASE("schedule: multi_threaded systems split beside other systems of their 
     fill(pooled);
     fill(inline_world);
     ecs::Schedule sp, si;
-    schedule(sp);
-    schedule(si);
+    CallerGate gate;
+    schedule(sp, &gate);
+    schedule(si, nullptr);
     REQUIRE(sp.plan().size() == 1); // no conflict: one wave of four systems
     ecs::ThreadPool pool(4);
     auto changed = pooled.query<const MtValue>(ecs::Changed<MtValue>{});
     size_t seen = 0;
     changed.each([&](const MtValue&) { ++seen; });
     for (int run = 0; run < 4; ++run) {
+        gate.reset();
         sp.run(pooled, pool);
         si.run(inline_world);
     }
