@@ -110,6 +110,11 @@ std::string save(const World& w) {
     return out.str();
 }
 
+ecs::DeserializeResult load(World& w, const std::string& bytes) {
+    std::istringstream in(bytes);
+    return ecs::deserialize(w, in);
+}
+
 const bool names_registered = [] {
     ecs::register_relation<Likes>("rel.Likes");
     ecs::register_relation<ChildOf>("rel.ChildOf");
@@ -863,8 +868,7 @@ TEST_CASE("relation: thousands of pairs in scrambled order round-trip through a 
     REQUIRE(w.query<const Position>().count() == 400);
     const std::string bytes = save(w);
     World loaded;
-    std::istringstream in(bytes);
-    const ecs::DeserializeResult r = ecs::deserialize(loaded, in);
+    const ecs::DeserializeResult r = load(loaded, bytes);
     INFO(r.message);
     REQUIRE(r);
     CHECK(loaded.check_invariants());
@@ -927,10 +931,6 @@ void reseal(std::string& s, const SnapshotLayout& l) {
     std::memcpy(&s[l.body_at + l.body_length], &crc, 4);
 }
 void put32(std::string& s, size_t at, uint32_t v) { std::memcpy(&s[at], &v, 4); }
-ecs::DeserializeResult load(World& w, const std::string& bytes) {
-    std::istringstream in(bytes);
-    return ecs::deserialize(w, in);
-}
 } // namespace
 
 TEST_CASE("relation: malformed relationship sections are refused and the world left untouched", "[relation]") {
