@@ -741,3 +741,47 @@ TEST_CASE("enable: damaged or inconsistent sections are rejected and leave the w
     reseal(lacks);
     CHECK(load(lacks) == ecs::DeserializeError::bad_count);
 }
+
+TEST_CASE("enable: archetypes with hundreds of short runs visit every passing row once, in order", "[enable]") {
+    // Run splitting hands runs to the loop in batches: 1,000 rows whose required type is off on
+    // every third row and whose Optional type is off on every other row make more runs than a batch
+    // holds, with runs that cross 64-row words and batch ends.
+    World w;
+    std::vector<Entity> all;
+    for (int i = 0; i < 1000; ++i) all.push_back(w.create_with(Position{float(i), 0}, Velocity{float(i), 0}, Label{"r"}));
+    for (size_t i = 0; i < all.size(); ++i) {
+        if (i % 3 == 2) w.disable<Position>(all[i]);
+        if (i % 2 == 1) w.disable<Velocity>(all[i]);
+    }
+    w.disable(all[500]); // the entity itself, mid-batch
+    std::vector<Entity> seen;
+    size_t with_velocity = 0;
+    w.each<const Position, ecs::Optional<const Velocity>, const Label>([&](Entity e, const Position& p, const Velocity* v, const Label& l) {
+        seen.push_back(e);
+        CHECK(p.x == float(e.index - all[0].index));
+        CHECK(l.text == "r");
+        if (v != nullptr) {
+            ++with_velocity;
+            CHECK(v->x == p.x);
+        }
+    });
+    std::vector<Entity> expected;
+    size_t expected_velocity = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+        if (i % 3 == 2 || i == 500) continue;
+        expected.push_back(all[i]);
+        if (i % 2 == 0) ++expected_velocity;
+    }
+    CHECK(seen == expected);
+    CHECK(with_velocity == expected_velocity);
+    size_t counted = 0;
+    w.each<const Position>([&](const Position&) { ++counted; });
+    CHECK(counted == expected.size());
+    // Without on a type disabled on half the rows: the rows where it is off join in.
+    std::vector<Entity> without;
+    w.each<const Position>(ecs::Without<Velocity>{}, [&](Entity e, const Position&) { without.push_back(e); });
+    std::vector<Entity> expected_without;
+    for (size_t i = 0; i < all.size(); ++i)
+        if (i % 3 != 2 && i != 500 && i % 2 == 1) expected_without.push_back(all[i]);
+    CHECK(without == expected_without);
+}
