@@ -1,8 +1,10 @@
 // Entity handles (SPEC §2.1): equality, hashing, INVALID_ENTITY, generations and the free list.
 #include <ecs/entity.hpp>
+#include <ecs/serialization.hpp>
 #include <ecs/world.hpp>
 
 #include <set>
+#include <sstream>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
@@ -69,6 +71,88 @@ TEST_CASE("entity: destroy bumps the generation and recycles the index", "[entit
     CHECK(w.alive(c));
     CHECK_FALSE(w.alive(a));              // the stale handle does not alias the new entity
     CHECK(w.check_invariants());
+}
+
+namespace {
+struct Mark {
+    int v = 0;
+};
+} // namespace
+
+// create() writes a fresh slot's record once and counts it live without a counter of its own (the
+// live count is the slots minus those not live): every way a slot turns live or not live must agree.
+TEST_CASE("entity: count() follows every way a slot becomes live or stops being live", "[entity]") {
+    World w;
+    CHECK(w.count() == 0);
+    std::vector<Entity> live;
+    for (int i = 0; i < 40; ++i) live.push_back(i % 3 == 0 ? w.create_with(Mark{i}) : w.create()); // fresh slots
+    CHECK(w.count() == 40);
+    for (int i = 0; i < 40; i += 4) w.destroy(live[size_t(i)]);
+    CHECK(w.count() == 30);
+    for (int i = 0; i < 10; ++i) {
+        const Entity e = i % 2 == 0 ? w.create() : w.create_with(Mark{-i}); // recycled slots
+        CHECK(e.index <= 40);
+        CHECK(e.generation == 2);
+        CHECK(w.alive(e));
+    }
+    CHECK(w.count() == 40);
+    const Entity fresh = w.create(); // the free list is empty again
+    CHECK(fresh.index == 41);
+    CHECK(fresh.generation == 1);
+    CHECK(w.count() == 41);
+    CHECK(w.check_invariants());
+
+    // Reserved slots (deferred creation) are not live until the flush; a cancelled one never is.
+    {
+        auto d = w.deferred();
+        const Entity a = d.create();
+        const Entity b = d.create();
+        d.destroy(b);
+        (void)a;
+        CHECK(w.count() == 41);
+    }
+    w.flush_deferred();
+    CHECK(w.count() == 42);
+    CHECK(w.check_invariants());
+
+    // Bulk destroy, then a clone and a snapshot round trip keep the count and the free list.
+    CHECK(w.destroy_all<Mark>() == 15); // 14 - 4 of the first 40, 5 of the recycled ten
+    const size_t left = w.count();
+    CHECK(left == 27);
+    World copy = w.clone();
+    CHECK(copy.count() == left);
+    CHECK(copy.check_invariants());
+    for (const Entity e : live) CHECK(copy.alive(e) == w.alive(e));
+    std::stringstream snapshot;
+    ecs::serialize(w, snapshot);
+    World loaded;
+    REQUIRE(ecs::deserialize(loaded, snapshot));
+    CHECK(loaded.count() == left);
+    CHECK(loaded.check_invariants());
+    const Entity after_load = loaded.create(); // a recycled slot of the snapshot's free list
+    CHECK(loaded.count() == left + 1);
+    CHECK(after_load.generation > 1);
+    CHECK(after_load == copy.create()); // the clone's free list is the same
+
+    // A merge moves every loaded entity into the target (the loaded world keeps none).
+    std::stringstream again;
+    ecs::serialize(w, again);
+    ecs::EntityMap map;
+    World target;
+    (void)target.create();
+    REQUIRE(ecs::deserialize(target, again, ecs::LoadMode::merge, map));
+    CHECK(target.count() == left + 1);
+    CHECK(map.size() == left);
+    CHECK(target.check_invariants());
+
+    // copy_from, and a world moved from.
+    World other;
+    other.copy_from(w);
+    CHECK(other.count() == left);
+    World moved_to = std::move(w);
+    CHECK(moved_to.count() == left);
+    CHECK(w.count() == 0); // NOLINT(bugprone-use-after-move): a moved-from world reads as empty
+    CHECK(moved_to.check_invariants());
 }
 
 TEST_CASE("entity: free list is last-in first-out", "[entity]") {

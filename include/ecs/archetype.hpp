@@ -213,6 +213,11 @@ public:
         return edges[t];
     }
 
+    /// Makes room for one more row, so that the next push_entity() neither grows nor fails.
+    ECS_FORCEINLINE void reserve_row() {
+        if (ECS_UNLIKELY(entities.size() == entities.capacity())) grow_rows(); // one test covers both arrays
+    }
+
     /**
      * Appends a row for `e` and returns its index. The row's components are uninitialised: the caller
      * must construct every non-tag column at that row before anything else touches this archetype.
@@ -221,7 +226,7 @@ public:
     uint32_t push_entity(Entity e) {
         const size_t row = entities.size();
         if (ECS_UNLIKELY(row == entities.capacity())) grow_rows(); // one test covers both arrays
-        entities.push_back_unchecked(e);
+        store_entity(entities.extend_unchecked(), e);
         if (ECS_UNLIKELY(ticks.active())) ticks.push(); // a new row counts as added now
         return static_cast<uint32_t>(row);
     }
@@ -359,7 +364,7 @@ public:
      */
     ECS_FORCEINLINE RowMove move_plain_row(ArchetypeEdge::Plan plan, uint32_t src_row, Archetype& dst, Entity e) noexcept {
         const size_t dst_row = dst.entities.size();
-        dst.entities.push_back_unchecked(e);
+        store_entity(dst.entities.extend_unchecked(), e);
         const size_t last = entities.size() - 1;
         const PlainStep* step = plain_steps.data() + (plan.first - 1);
         const PlainStep* const end8 = step + plan.count8;
@@ -642,6 +647,18 @@ private:
             if (n & 2) { std::memcpy(dst, src, 2); dst += 2; src += 2; }
             if (n & 1) *dst = *src;
         }
+    }
+
+    /// Writes handle `e` at `slot` in one 8-byte store where the layout allows (GCC otherwise stores
+    /// the index and the generation separately, one more store on the create and migrate paths).
+    static ECS_FORCEINLINE void store_entity(Entity* slot, Entity e) noexcept {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        static_assert(sizeof(Entity) == 8 && offsetof(Entity, generation) == 4, "Entity: {index, generation}");
+        const uint64_t bits = uint64_t(e.index) | uint64_t(e.generation) << 32;
+        std::memcpy(static_cast<void*>(slot), &bits, sizeof bits);
+#else
+        *slot = e;
+#endif
     }
 
     /// pop_into() without side rows: the last handle fills `row`, the last row goes.

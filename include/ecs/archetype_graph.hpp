@@ -98,12 +98,13 @@ public:
         ECS_ASSERT(archetypes_.back() != nullptr, "World: more than 16383 archetypes alive in the process (ECS_COMPACT_RECORDS)");
 #endif
         index_insert(archetypes_.back());
+        empty_ = archetypes_.back();
     }
 
     /// Number of archetypes created so far, the empty one included; never decreases.
     [[nodiscard]] size_t size() const noexcept { return archetypes_.size(); }
     [[nodiscard]] Archetype* operator[](size_t i) const noexcept { return archetypes_[i]; }
-    [[nodiscard]] Archetype* empty_archetype() const noexcept { return archetypes_[0]; }
+    [[nodiscard]] Archetype* empty_archetype() const noexcept { return empty_; }
     [[nodiscard]] const detail::OwnedArray<Archetype>& all() const noexcept { return archetypes_; }
 
     /// The archetype of exactly `types` (sorted, distinct), created when missing; nullptr (asserts)
@@ -360,6 +361,7 @@ private:
     }
 
     detail::OwnedArray<Archetype> archetypes_; ///< creation order; size() is the archetype generation
+    Archetype* empty_ = nullptr;               ///< archetypes_[0], kept apart: create() reads it with one load
     detail::PodArray<Archetype*> index_;       ///< see index_insert; a power of two in size
     detail::PodArray<Archetype*> pack_cache_;  ///< pack slot -> archetype
     /// multi_slot -> source archetype id -> destination (pack_target); rows grown on demand.

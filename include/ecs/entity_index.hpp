@@ -146,7 +146,9 @@ public:
     /// Number of slots ever used, slot 0 included.
     [[nodiscard]] size_t size() const noexcept { return records_.size(); }
     /// Number of live entities.
-    [[nodiscard]] size_t alive_count() const noexcept { return alive_count_; }
+    [[nodiscard]] size_t alive_count() const noexcept {
+        return records_.empty() ? 0 : records_.size() - not_live_; // empty: moved from
+    }
     /// Bytes held by the records.
     [[nodiscard]] size_t memory_bytes() const noexcept { return records_.capacity() * sizeof(EntityRecord); }
 
@@ -163,14 +165,38 @@ public:
             ECS_ASSERT(records_.size() < 0xFFFFFFFFull, "World::create: entity index space exhausted");
             index = static_cast<uint32_t>(records_.size());
             records_.push_back(EntityRecord{});
+            ++not_live_; // until place()
         }
         return Entity{index, records_[index].generation}; // place() or unallocate() stamps the slot
+    }
+    /**
+     * allocate() and place() in one step, for a caller that knows the row before the handle
+     * (create(): the empty archetype's next row). A fresh slot's record is written once, whole.
+     */
+    ECS_FORCEINLINE Entity allocate_placed(Archetype* arch, uint32_t row) {
+        uint32_t index;
+        uint32_t generation;
+        if (free_head_ != 0) {
+            index = free_head_;
+            EntityRecord& r = records_[index];
+            free_head_ = r.row;
+            generation = r.generation;
+            store_live(r, arch, row, generation);
+            --not_live_;
+        } else {
+            ECS_ASSERT(records_.size() < 0xFFFFFFFFull, "World::create: entity index space exhausted");
+            index = static_cast<uint32_t>(records_.size());
+            generation = EntityRecord{}.generation;
+            store_live(*records_.extend(1), arch, row, generation); // live from the start: not_live_ unchanged
+        }
+        stamp(index);
+        return Entity{index, generation};
     }
     /// Makes the slot allocated by allocate() live at `row` of `arch`.
     ECS_FORCEINLINE void place(uint32_t index, Archetype* arch, uint32_t row) noexcept {
         records_[index].archetype = arch;
         records_[index].row = row;
-        ++alive_count_;
+        --not_live_;
         stamp(index);
     }
     /// Frees the live slot of `e`: its generation is bumped (0 is skipped) and it goes to the free list.
@@ -179,7 +205,7 @@ public:
         EntityRecord& r = records_[index];
         store_dead(r, free_head_, next_generation(r.generation));
         free_head_ = index;
-        --alive_count_;
+        ++not_live_;
         stamp(index);
     }
     /// Returns a slot taken by allocate() but never placed to the free list, generation unchanged.
@@ -250,7 +276,7 @@ public:
             stamp(index);
         }
         free_head_ = head;
-        alive_count_ -= n;
+        not_live_ += n;
     }
 
     /// The free slots, the next one to be reused last.
@@ -274,7 +300,10 @@ public:
     /// Grows the index to `n` slots (new ones dead, generation 1, on no free list; change streams).
     void ensure_slots(size_t n) {
         ++version_;
-        while (records_.size() < n) records_.push_back(EntityRecord{});
+        while (records_.size() < n) {
+            records_.push_back(EntityRecord{});
+            ++not_live_;
+        }
         if (clock_ != nullptr) stamps_.resize(records_.size(), 0u);
     }
     /// Makes dead slot `index` hold generation `generation` and free-list link `link` (change
@@ -384,7 +413,7 @@ public:
             to[i] = r;
         }
         free_head_ = other.free_head_;
-        alive_count_ = other.alive_count_;
+        not_live_ = other.not_live_; // the same number of slots
         reserved_count_ = 0;
         if (clock_ != nullptr) { // the stamps too: a delta since the copy's tick starts from equal stamps
             stamps_.resize(n, 0u);
@@ -407,7 +436,7 @@ public:
         records_.resize(1);
         records_[0] = EntityRecord{};
         free_head_ = 0;
-        alive_count_ = 0;
+        not_live_ = 1;
         reserved_count_ = 0;
         if (clock_ != nullptr) {
             stamps_.resize(1, 0u);
@@ -418,7 +447,7 @@ public:
     /// Checks the free list: every free slot is in range, dead and listed once, and free + live +
     /// reserved + 1 slots make up the index. `live` is the number of rows found in archetypes.
     [[nodiscard]] bool check(size_t live) const {
-        if (live != alive_count_ || records_.empty() || records_[0].archetype != nullptr) return false;
+        if (live != alive_count() || records_.empty() || records_[0].archetype != nullptr) return false;
         size_t free_slots = 0;
         std::vector<uint8_t> seen(records_.size(), 0);
         for (uint32_t index = free_head_; index != 0; index = records_[index].row) {
@@ -439,7 +468,8 @@ public:
         return records_;
     }
     const detail::PodArray<EntityRecord>& records() const noexcept { return records_; }
-    size_t& alive_count_ref() noexcept { return alive_count_; }
+    /// Sets the live count after the records were rebuilt wholesale through records().
+    void set_alive_count(size_t live) noexcept { not_live_ = records_.size() - live; }
 
 private:
     /// Makes `r` a dead record: no archetype, free-list link `link`, generation `generation`. The
@@ -454,6 +484,27 @@ private:
         r.archetype = nullptr;
         r.row = link;
         r.generation = generation;
+#endif
+    }
+
+    /// Makes `r` the record of a live entity at `row` of `arch` (not null). GCC stores the fields
+    /// one by one; here the row and the generation (default build), or the whole 8-byte record
+    /// (compact build), go in one store.
+    static ECS_FORCEINLINE void store_live(EntityRecord& r, Archetype* arch, uint32_t row, uint32_t generation) noexcept {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if ECS_COMPACT_RECORDS
+        const uint64_t bits = uint64_t(row) | uint64_t(generation) << 32 | uint64_t(arch->registry_id) << 48;
+        std::memcpy(static_cast<void*>(&r), &bits, sizeof bits);
+#else
+        static_assert(offsetof(EntityRecord, generation) == offsetof(EntityRecord, row) + 4, "EntityRecord: row, then generation");
+        r.archetype = arch;
+        const uint64_t bits = uint64_t(row) | uint64_t(generation) << 32;
+        std::memcpy(static_cast<void*>(&r.row), &bits, sizeof bits);
+#endif
+#else
+        r.archetype = arch;
+        r.row = row;
+        r.generation = static_cast<decltype(EntityRecord::generation)>(generation);
 #endif
     }
 
@@ -489,7 +540,9 @@ private:
     uint64_t version_ = 0;                       ///< structure version (see structure_version)
     mutable detail::CopyLineage lineage_;        ///< copy_from's record of the last copy (both sides)
     uint32_t free_head_ = 0;                 ///< most recently freed slot (0: none)
-    size_t alive_count_ = 0;
+    /// Slots that are not live (slot 0, free, reserved, allocated and not yet placed): the live
+    /// count is records_.size() - not_live_, so a create that appends a live slot updates no counter.
+    size_t not_live_ = 1;
     size_t reserved_count_ = 0;              ///< slots taken by reserve(), not yet placed or cancelled
 };
 

@@ -72,6 +72,8 @@ public:
     }
     /// @pre size() < capacity()
     void push_back_unchecked(const T& value) noexcept { data_[size_++] = value; }
+    /// Appends one uninitialised value and returns it. @pre size() < capacity()
+    T* extend_unchecked() noexcept { return data_ + size_++; }
     /// Appends the `n` values at `first` (which must not lie in this array).
     void append(const T* first, size_t n) {
         if (size_ + n > capacity_) grow_to(size_ + n);

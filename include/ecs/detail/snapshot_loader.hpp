@@ -433,7 +433,7 @@ private:
             }
         }
         WorldAccess::set_free_list(world_, free_list_);
-        WorldAccess::alive_count(world_) = live_;
+        WorldAccess::set_alive_count(world_, live_);
         install_relations(world_, relations_);
         committed_ = true;
         for (const PendingName& n : pending_names_) // validated: live, unique, one per slot

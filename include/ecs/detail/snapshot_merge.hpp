@@ -208,7 +208,7 @@ inline bool merge_world(World& from, World& into, EntityMap& map, DeserializeRes
         moved.push_back(twin);
         bases.push_back(base);
     }
-    WorldAccess::alive_count(from) = 0; // every row left `from`; its records are reset below
+    WorldAccess::set_alive_count(from, 0); // every row left `from`; its records are reset below
     if (WorldAccess::graph(from).may_have_disabled()) WorldAccess::note_disabled(into);
 
     // Handles inside the values.

@@ -35,7 +35,7 @@ struct WorldAccess {
     static std::vector<uint32_t> free_list(const World& w) { return w.entities_.free_list(); }
     /// Replaces the free list (`slots.back()` is reused first). @pre in range, dead, listed once.
     static void set_free_list(World& w, const std::vector<uint32_t>& slots) noexcept { w.entities_.set_free_list(slots); }
-    static size_t& alive_count(World& w) noexcept { return w.entities_.alive_count_ref(); }
+    static void set_alive_count(World& w, size_t live) noexcept { w.entities_.set_alive_count(live); }
     static bool iterating(const World& w) noexcept { return w.iterating(); }
     /// The query room and the archetype graph (each_par.hpp, schedule.hpp open shared sections).
     static QueryEngine& queries(World& w) noexcept { return w.queries_; }

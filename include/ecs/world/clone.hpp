@@ -75,7 +75,7 @@ struct WorldCloner {
         const std::vector<uint32_t> freed = WorldAccess::free_list(src);
         free_list.insert(free_list.end(), freed.begin(), freed.end());
         WorldAccess::set_free_list(out, free_list);
-        WorldAccess::alive_count(out) = src.count();
+        WorldAccess::set_alive_count(out, src.count());
         WorldAccess::names(out).copy_from(WorldAccess::names(src));
         WorldAccess::relations(out).copy_from(WorldAccess::relations(src)); // the pairs, both directions
         if (room != nullptr) copy_sparse(*room, out);

@@ -25,10 +25,11 @@ inline Entity World::create() {
     if (!ECS_CHECK(!iterating(), "World::create: structural change during iteration (use deferred())"))
         return INVALID_ENTITY;
     if (ECS_UNLIKELY(observers_.any())) return create_observed();
-    // commit()'s no-observer branch, with the one stamp place() makes
+    // commit()'s no-observer branch, with the one stamp allocate_placed() makes
     Archetype& empty = *graph_.empty_archetype();
-    const Entity e = entities_.allocate();
-    entities_.place(e.index, &empty, empty.push_entity(e));
+    empty.reserve_row(); // the steps that may fail to allocate come first
+    const Entity e = entities_.allocate_placed(&empty, static_cast<uint32_t>(empty.size()));
+    (void)empty.push_entity(e); // no growth: reserved above
     return e;
 }
 
