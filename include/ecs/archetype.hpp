@@ -225,7 +225,7 @@ public:
      */
     uint32_t push_entity(Entity e) {
         const size_t row = entities.size();
-        if (ECS_UNLIKELY(row == entities.capacity())) grow_rows(); // one test covers both arrays
+        reserve_row();
         store_entity(entities.extend_unchecked(), e);
         if (ECS_UNLIKELY(ticks.active())) ticks.push(); // a new row counts as added now
         return static_cast<uint32_t>(row);
