@@ -109,11 +109,12 @@ void BM_Raw_CreateEnttLike(benchmark::State& state) {
 }
 ECS_BENCH_SCALING_MANUAL(BM_Raw_CreateEnttLike);
 
-/// Twin: every step EnTT's registry.create() takes for a fresh identifier, as its swap-only entity
+/// Twins: every step EnTT's registry.create() takes for a fresh identifier, as its swap-only entity
 /// storage (3.13 onward) runs them, written inline (no call layer, no virtual dispatch: kinder to
 /// EnTT than the library itself). The twin above is a lower bound that skips half of them.
-/// - Identifiers are 32 bits: a 20-bit index and a 12-bit version above it. `null` has every bit
-///   set; a slot whose version bits are all set (the tombstone version) holds nothing.
+/// - Identifiers are 32 bits (a 20-bit index and a 12-bit version above it) or 64 (32 and 32).
+///   `null` has every bit set; a slot whose version bits are all set (the tombstone version) holds
+///   nothing.
 /// - The packed vector keeps the live identifiers in [0, head) and the released ones after them.
 ///   A create recycles packed[head] when there is one.
 /// - Otherwise the storage draws the next never-used index (`placeholder`), skipping any whose
@@ -121,54 +122,56 @@ ECS_BENCH_SCALING_MANUAL(BM_Raw_CreateEnttLike);
 /// - Then it makes sure the sparse page exists (a new page is filled with `null`), appends the
 ///   identifier to the packed vector when its slot is null, and swaps it into position `head`
 ///   (both identifiers' sparse slots rewritten, even when the two positions are the same).
-void BM_Raw_CreateEnttStorage(benchmark::State& state) {
+template <typename Id>
+void raw_create_entt_storage(benchmark::State& state) {
     const size_t n = arg_n(state);
-    constexpr uint32_t PAGE = 4096;
-    constexpr uint32_t INDEX_MASK = 0xFFFFFu;
-    constexpr uint32_t VERSION_BITS = 0xFFFu << 20;
-    constexpr uint32_t NULL_ID = 0xFFFFFFFFu;
-    const auto combine = [](uint32_t index_of, uint32_t version_of) {
+    constexpr Id PAGE = 4096;
+    constexpr int INDEX_BITS = sizeof(Id) == 4 ? 20 : 32;
+    constexpr Id INDEX_MASK = (Id(1) << INDEX_BITS) - 1;
+    constexpr Id VERSION_BITS = Id(~INDEX_MASK);
+    constexpr Id NULL_ID = Id(~Id(0));
+    const auto combine = [](Id index_of, Id version_of) {
         return (index_of & INDEX_MASK) | (version_of & VERSION_BITS);
     };
     for (auto _ : state) {
-        std::vector<uint32_t> packed;
-        std::vector<uint32_t*> sparse;
+        std::vector<Id> packed;
+        std::vector<Id*> sparse;
         size_t head = 0;
-        uint32_t placeholder = 0;
-        const auto slot_of = [&](uint32_t id) -> uint32_t& { return sparse[(id & INDEX_MASK) / PAGE][(id & INDEX_MASK) % PAGE]; };
+        Id placeholder = 0;
+        const auto slot_of = [&](Id id) -> Id& { return sparse[(id & INDEX_MASK) / PAGE][(id & INDEX_MASK) % PAGE]; };
         const PhaseTimer timer;
         for (size_t i = 0; i < n; ++i) {
-            uint32_t entity; // n <= 2^20 - 1 (the index space; EnTT asserts past it)
+            Id entity; // n < 2^INDEX_BITS (the index space; EnTT asserts past it)
             if (head != packed.size()) {
                 entity = packed[head];
             } else {
                 for (;;) { // the next index whose slot holds nothing
                     entity = combine(placeholder++, 0);
-                    const uint32_t page = (entity & INDEX_MASK) / PAGE;
-                    const uint32_t* slot = page < sparse.size() && sparse[page] != nullptr ? sparse[page] + (entity & INDEX_MASK) % PAGE : nullptr;
+                    const size_t page = size_t((entity & INDEX_MASK) / PAGE);
+                    const Id* slot = page < sparse.size() && sparse[page] != nullptr ? sparse[page] + (entity & INDEX_MASK) % PAGE : nullptr;
                     if (slot == nullptr || (*slot & VERSION_BITS) == VERSION_BITS || entity == NULL_ID) break;
                 }
             }
-            const uint32_t page = (entity & INDEX_MASK) / PAGE;
+            const size_t page = size_t((entity & INDEX_MASK) / PAGE);
             if (page >= sparse.size()) sparse.resize(size_t(page) + 1, nullptr);
             if (sparse[page] == nullptr) {
-                sparse[page] = new uint32_t[PAGE];
+                sparse[page] = new Id[PAGE];
                 std::fill_n(sparse[page], PAGE, NULL_ID);
             }
-            uint32_t& elem = sparse[page][(entity & INDEX_MASK) % PAGE];
+            Id& elem = sparse[page][(entity & INDEX_MASK) % PAGE];
             if (elem == NULL_ID) {
                 packed.push_back(entity);
-                elem = combine(static_cast<uint32_t>(packed.size() - 1), entity);
+                elem = combine(static_cast<Id>(packed.size() - 1), entity);
             } else { // a recycled identifier takes its new version
                 elem = combine(elem, entity);
                 packed[elem & INDEX_MASK] = entity;
             }
             const size_t at = head++;
-            const size_t from_pos = elem & INDEX_MASK;
-            uint32_t& from = packed[from_pos];
-            uint32_t& to = packed[at];
-            slot_of(from) = combine(static_cast<uint32_t>(at), from);
-            slot_of(to) = combine(static_cast<uint32_t>(from_pos), to);
+            const size_t from_pos = size_t(elem & INDEX_MASK);
+            Id& from = packed[from_pos];
+            Id& to = packed[at];
+            slot_of(from) = combine(static_cast<Id>(at), from);
+            slot_of(to) = combine(static_cast<Id>(from_pos), to);
             std::swap(from, to);
             entity = packed[at];
             benchmark::DoNotOptimize(entity);
@@ -176,12 +179,17 @@ void BM_Raw_CreateEnttStorage(benchmark::State& state) {
         state.SetIterationTime(timer.seconds());
         benchmark::DoNotOptimize(packed.data());
         const bool consistent = packed.size() == n && head == n && packed[n - 1] == n - 1 && (slot_of(packed[n - 1]) & INDEX_MASK) == n - 1;
-        for (uint32_t* p : sparse) delete[] p;
+        for (Id* p : sparse) delete[] p;
         if (!consistent) state.SkipWithError("BM_Raw_CreateEnttStorage: the storage lost an identifier");
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-ECS_BENCH_RANGE_MANUAL(BM_Raw_CreateEnttStorage); // 10k to 1M: 32-bit identifiers hold 2^20 indices
+/// EnTT's default 32-bit identifiers (20-bit index): 10k to 1M, the index space ends at 2^20.
+void BM_Raw_CreateEnttStorage(benchmark::State& state) { raw_create_entt_storage<uint32_t>(state); }
+ECS_BENCH_RANGE_MANUAL(BM_Raw_CreateEnttStorage);
+/// 64-bit identifiers (32-bit index, 32-bit version), what EnTT needs past 2^20 entities: 10k to 10M.
+void BM_Raw_CreateEnttStorage64(benchmark::State& state) { raw_create_entt_storage<uint64_t>(state); }
+ECS_BENCH_SCALING_MANUAL(BM_Raw_CreateEnttStorage64);
 
 // --- bulk creation: create_n against create_with of the same values in a loop ----------------------
 
