@@ -171,7 +171,7 @@ public:
     }
     /**
      * allocate() and place() in one step, for a caller that knows the row before the handle
-     * (create(): the empty archetype's next row). A fresh slot's record is written once, whole.
+     * (World::spawn: the archetype's next row). A fresh slot's record is written once, whole.
      */
     ECS_FORCEINLINE Entity allocate_placed(Archetype* arch, uint32_t row) {
         uint32_t index;

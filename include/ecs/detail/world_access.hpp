@@ -105,8 +105,7 @@ struct WorldAccess {
     /// Gives row `row` of `arch` (filled, its handle not yet this world's) a new slot of `w` and
     /// returns the handle, written into the row (merge loading).
     static Entity adopt_row(World& w, Archetype& arch, uint32_t row) {
-        const Entity e = w.entities_.allocate();
-        w.entities_.place(e.index, &arch, row);
+        const Entity e = w.entities_.allocate_placed(&arch, row);
         arch.entities[row] = e;
         return e;
     }

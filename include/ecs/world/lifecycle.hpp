@@ -25,12 +25,8 @@ inline Entity World::create() {
     if (!ECS_CHECK(!iterating(), "World::create: structural change during iteration (use deferred())"))
         return INVALID_ENTITY;
     if (ECS_UNLIKELY(observers_.any())) return create_observed();
-    // commit()'s no-observer branch, with the one stamp allocate_placed() makes
-    Archetype& empty = *graph_.empty_archetype();
-    empty.reserve_row(); // the steps that may fail to allocate come first
-    const Entity e = entities_.allocate_placed(&empty, static_cast<uint32_t>(empty.size()));
-    (void)empty.push_entity(e); // no growth: reserved above
-    return e;
+    uint32_t row = 0; // commit()'s no-observer branch
+    return spawn(*graph_.empty_archetype(), row);
 }
 
 /// create() through the commit point, out of line: the plain path above stays small where it is inlined.
@@ -97,9 +93,10 @@ ECS_NOINLINE inline void World::destroy_observed(Entity e) {
 }
 
 ECS_FORCEINLINE Entity World::spawn(Archetype& arch, uint32_t& row) {
-    const Entity e = entities_.allocate();
-    row = arch.push_entity(e);
-    entities_.place(e.index, &arch, row);
+    arch.reserve_row(); // the steps that may fail to allocate come first
+    row = static_cast<uint32_t>(arch.size());
+    const Entity e = entities_.allocate_placed(&arch, row); // the record written once, live at once
+    (void)arch.push_entity(e);                             // no growth: reserved above
     return e;
 }
 
