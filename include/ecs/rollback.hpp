@@ -33,7 +33,9 @@ namespace ecs {
  */
 class Rollback {
 public:
-    /// @pre frames >= 1 (0 is taken as 1).
+    /// @pre frames >= 1 (0 is taken as 1). A template so that a file that makes no Rollback
+    /// compiles none of the ring's code.
+    template <typename = void>
     Rollback(World& world, size_t frames) : world_(&world), slots_(frames == 0 ? 1 : frames) {
         frames_.assign(slots_.size(), 0);
         held_.assign(slots_.size(), 0);

@@ -52,6 +52,7 @@ public:
     }
 
     /// @brief Appends a system; it runs after every system added before it.
+    template <typename = void>
     void add(std::string name, SystemFunc fn) {
         if (systems_.size() == systems_.capacity()) systems_.reserve(systems_.size() * 2 + 8); // may throw: nothing owned yet
         systems_.push_back(new Entry{std::move(name), std::move(fn)});                         // cannot throw

@@ -77,6 +77,7 @@ public:
         size_ = 0;
     }
     /// Records that the snapshot's `from` is `to` (replacing an earlier entry for the slot).
+    template <typename = void>
     void set(Entity from, Entity to) {
         if (from.index >= slots_.size()) slots_.resize(size_t(from.index) + 1);
         if (slots_[from.index].generation == 0) ++size_;
