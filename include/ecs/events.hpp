@@ -232,11 +232,12 @@ public:
     EventRegistry() noexcept = default;
     EventRegistry(const EventRegistry&) = delete;
     EventRegistry& operator=(const EventRegistry&) = delete;
-    EventRegistry(EventRegistry&& other) noexcept : table_(other.table_) { other.table_ = nullptr; }
+    EventRegistry(EventRegistry&& other) noexcept : table_(other.table_), release_(other.release_) { other.table_ = nullptr; }
     EventRegistry& operator=(EventRegistry&& other) noexcept {
         if (this != &other) {
             release();
             table_ = other.table_;
+            release_ = other.release_;
             other.table_ = nullptr;
         }
         return *this;
@@ -291,7 +292,10 @@ private:
 
     template <typename E>
     ECS_NOINLINE EventChannel<E>* create() {
-        if (table_ == nullptr) table_ = new Table();
+        if (table_ == nullptr) {
+            table_ = new Table();
+            release_ = &release_table<>; // compiled where events are sent, not by every World
+        }
         const uint32_t id = event_type_id<E>();
         if (id >= table_->channels.size()) table_->channels.resize(size_t(id) + 1, nullptr);
         auto* c = new EventChannel<E>();
@@ -301,13 +305,19 @@ private:
 
     void release() noexcept {
         if (table_ == nullptr) return;
-        for (EventChannelBase* c : table_->channels)
-            if (c != nullptr) c->destroy(c);
-        delete table_;
+        Table* const t = table_;
         table_ = nullptr;
+        release_(t);
+    }
+    template <typename = void>
+    static void release_table(Table* t) noexcept {
+        for (EventChannelBase* c : t->channels)
+            if (c != nullptr) c->destroy(c);
+        delete t;
     }
 
     Table* table_ = nullptr;
+    void (*release_)(Table*) noexcept = nullptr; ///< release_table<>, set with the table
 };
 
 /// World's registry for EventReader. A template, so World needs to be complete only where a read

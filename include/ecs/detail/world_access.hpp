@@ -57,7 +57,7 @@ struct WorldAccess {
     /// Some enable bit may be set from now on (clone and snapshot loading set bits directly).
     static void note_disabled(World& w) noexcept { w.graph_.note_disabled(); }
     /// Bytes of the deferred queue's pages.
-    static size_t deferred_bytes(const World& w) noexcept { return w.deferred_.capacity_bytes(); }
+    static size_t deferred_bytes(const World& w) noexcept { return w.deferred_ != nullptr ? w.deferred_->capacity_bytes() : 0; }
     /// The archetype of exactly `sorted_types`, created when missing (nullptr when refused).
     static Archetype* find_or_create_archetype(World& w, const TypeSet& sorted_types) {
         return w.graph_.find_or_create(sorted_types);
@@ -148,7 +148,7 @@ struct WorldAccess {
         w.entities_.reset();
         w.names_.clear();
         w.relations_.reset();
-        w.entity_events_.clear();
+        if (w.entity_events_ != nullptr) w.entity_events_->clear();
     }
     /// The relationships of `w` (relation.hpp).
     static Relations& relations(World& w) noexcept { return w.relations_; }

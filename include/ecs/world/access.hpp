@@ -111,7 +111,7 @@ T* World::column_data(Archetype& arch) noexcept {
 }
 
 inline size_t World::memory_bytes() const noexcept {
-    return entities_.memory_bytes() + graph_.memory_bytes() + deferred_.capacity_bytes() + names_.memory_bytes() +
+    return entities_.memory_bytes() + graph_.memory_bytes() + (deferred_ != nullptr ? deferred_->capacity_bytes() : 0) + names_.memory_bytes() +
            relations_.memory_bytes();
 }
 

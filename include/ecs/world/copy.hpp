@@ -53,7 +53,7 @@ inline void World::copy_from(const World& src) {
     if (&src == this) return;
     if (!ECS_CHECK(!iterating(), "World::copy_from: called during iteration (refused)")) return;
     if (!detail::WorldCloner::copyable(src, "World::copy_from", "the world is left unchanged")) return;
-    deferred_.clear(); // their reserved slots are overwritten with src's records below
+    if (deferred_ != nullptr) deferred_->clear(); // their reserved slots are overwritten with src's records below
 
     // The clock and the tracked types first, so rows created below get their tick columns. src's
     // current tick is closed first: this copy holds src as of change_tick(), src's later writes

@@ -312,11 +312,11 @@ public:
     explicit DeferredProxy(World& world) noexcept : world_(&world) {}
     /// Records destroy(e).
     template <typename = void> // like the members below: compiled only where called
-    void destroy(Entity e) { detail::CommandRecorder::destroy(world_->deferred_, e); }
+    void destroy(Entity e) { detail::CommandRecorder::destroy(world_->deferred_.create(), e); }
     /// Records add(e, value); the value is moved (or copied) into the queue now.
     template <typename T>
     void add(Entity e, T&& value) {
-        detail::CommandRecorder::add(world_->deferred_, e, std::forward<T>(value));
+        detail::CommandRecorder::add(world_->deferred_.create(), e, std::forward<T>(value));
     }
     /// Records add<T>(e) with a value-initialised T.
     template <typename T>
@@ -326,35 +326,35 @@ public:
     /// Records add(e, a, b, ...): one migration at the flush.
     template <typename T, typename U, typename... Ts>
     void add(Entity e, T&& first, U&& second, Ts&&... rest) {
-        detail::CommandRecorder::add_many(world_->deferred_, e, std::forward<T>(first), std::forward<U>(second),
+        detail::CommandRecorder::add_many(world_->deferred_.create(), e, std::forward<T>(first), std::forward<U>(second),
                                           std::forward<Ts>(rest)...);
     }
     /// Records remove<T>(e).
     template <typename T>
     void remove(Entity e) {
-        detail::CommandRecorder::remove<T>(world_->deferred_, e);
+        detail::CommandRecorder::remove<T>(world_->deferred_.create(), e);
     }
     /// Records remove<A, B, ...>(e): one migration at the flush.
     template <typename T, typename U, typename... Ts>
     void remove(Entity e) {
-        detail::CommandRecorder::remove_many<T, U, Ts...>(world_->deferred_, e);
+        detail::CommandRecorder::remove_many<T, U, Ts...>(world_->deferred_.create(), e);
     }
     /// Records emplace<T>(e, args...): the arguments are copied or moved into the queue
     /// now and `T` is constructed from them in place at the flush; no-op if `e` is dead by then.
     template <typename T, typename... Args>
     void emplace(Entity e, Args&&... args) {
-        detail::CommandRecorder::emplace<T>(world_->deferred_, e, std::forward<Args>(args)...);
+        detail::CommandRecorder::emplace<T>(world_->deferred_.create(), e, std::forward<Args>(args)...);
     }
     /// Records `fn(World&)`, run at its place in the queue at the flush.
     template <typename F>
     void call(F&& fn) {
-        detail::CommandRecorder::call(world_->deferred_, std::forward<F>(fn));
+        detail::CommandRecorder::call(world_->deferred_.create(), std::forward<F>(fn));
     }
     /// Records create() and returns the entity's handle now (alive after the flush).
     template <typename = void>
     Entity create() {
         const Entity e = world_->entities_.reserve();
-        detail::CommandRecorder::create_reserved(world_->deferred_, e);
+        detail::CommandRecorder::create_reserved(world_->deferred_.create(), e);
         return e;
     }
     /// Records create_with(values...) and returns the entity's handle now (addition: the spec's
@@ -363,7 +363,7 @@ public:
     Entity create_with(Ts&&... values) {
         static_assert(detail::distinct_v<Ts...>, "create_with: component types must be distinct");
         const Entity e = world_->entities_.reserve();
-        detail::CommandRecorder::create_reserved(world_->deferred_, e, std::forward<Ts>(values)...);
+        detail::CommandRecorder::create_reserved(world_->deferred_.create(), e, std::forward<Ts>(values)...);
         return e;
     }
     /// Records instantiate(prefab, overrides...) and returns the entity's handle now. The
@@ -373,34 +373,34 @@ public:
         static_assert(std::is_same_v<P, Prefab>, "DeferredProxy::instantiate: the first argument must be an ecs::Prefab");
         static_assert(detail::distinct_v<Os...>, "instantiate: override types must be distinct");
         const Entity e = world_->entities_.reserve();
-        detail::CommandRecorder::instantiate(world_->deferred_, e, prefab, std::forward<Os>(overrides)...);
+        detail::CommandRecorder::instantiate(world_->deferred_.create(), e, prefab, std::forward<Os>(overrides)...);
         return e;
     }
     // ---- ----
     /// Records relate<R>(source, target); at flush a no-op when either is dead by then.
     template <typename R>
     void relate(Entity source, Entity target) {
-        detail::CommandRecorder::relate<R>(world_->deferred_, source, target);
+        detail::CommandRecorder::relate<R>(world_->deferred_.create(), source, target);
     }
     /// Records unrelate<R>(source, target).
     template <typename R>
     void unrelate(Entity source, Entity target) {
-        detail::CommandRecorder::unrelate<R>(world_->deferred_, source, target);
+        detail::CommandRecorder::unrelate<R>(world_->deferred_.create(), source, target);
     }
     /// Records unrelate_all<R>(source).
     template <typename R>
     void unrelate_all(Entity source) {
-        detail::CommandRecorder::unrelate_all<R>(world_->deferred_, source);
+        detail::CommandRecorder::unrelate_all<R>(world_->deferred_.create(), source);
     }
     /// Records add_raw(e, id, value): a copy of `*value` (nothing for nullptr) is taken now.
     template <typename = void>
     void add_raw(Entity e, ComponentTypeID id, const void* value) {
-        detail::RawCommandRecorder::add(world_->deferred_, "World::deferred().add_raw", e, id, value);
+        detail::RawCommandRecorder::add(world_->deferred_.create(), "World::deferred().add_raw", e, id, value);
     }
     /// Records remove_raw(e, id).
     template <typename = void>
     void remove_raw(Entity e, ComponentTypeID id) {
-        detail::RawCommandRecorder::remove(world_->deferred_, "World::deferred().remove_raw", e, id);
+        detail::RawCommandRecorder::remove(world_->deferred_.create(), "World::deferred().remove_raw", e, id);
     }
 
 private:
@@ -411,7 +411,7 @@ inline DeferredProxy World::deferred() noexcept { return DeferredProxy(*this); }
 
 inline void World::flush_deferred() {
     if (!ECS_CHECK(!iterating(), "World::flush_deferred: called during iteration")) return;
-    deferred_.run_all(this);
+    if (deferred_ != nullptr) deferred_->run_all(this);
 }
 
 } // namespace ecs

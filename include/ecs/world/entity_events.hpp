@@ -42,15 +42,17 @@ template <typename E, typename F>
 ObserverId World::observe(Entity target, F&& fn) {
     using T = detail::bare_t<E>;
     if (!ECS_CHECK(alive(target), "World::observe: entity is not alive")) return ObserverId{};
-    entity_events_.set_up_id(component_id<Parent>());
-    return entity_events_.add(target, detail::event_type_id<T>(), detail::entity_observer<T>(std::forward<F>(fn)));
+    detail::EntityEvents& room = entity_events_.create();
+    room.set_up_id(component_id<Parent>());
+    return room.add(target, detail::event_type_id<T>(), detail::entity_observer<T>(std::forward<F>(fn)));
 }
 
 template <typename E, typename F>
 ObserverId World::observe(F&& fn) {
     using T = detail::bare_t<E>;
-    entity_events_.set_up_id(component_id<Parent>());
-    return entity_events_.add(INVALID_ENTITY, detail::event_type_id<T>(), detail::entity_observer<T>(std::forward<F>(fn)));
+    detail::EntityEvents& room = entity_events_.create();
+    room.set_up_id(component_id<Parent>());
+    return room.add(INVALID_ENTITY, detail::event_type_id<T>(), detail::entity_observer<T>(std::forward<F>(fn)));
 }
 
 template <typename E>
@@ -58,19 +60,19 @@ void World::emit(Entity target, E&& event) {
     using T = detail::bare_t<E>;
     static_assert(std::is_move_constructible_v<T> && std::is_destructible_v<T>, "World::emit: event must be move-constructible");
     if (!ECS_CHECK(!iterating(), "World::emit: called during iteration (use a CommandBuffer: cb.emit(e, ev))")) return;
-    if (!entity_events_.any() || !alive(target)) return;
+    if (entity_events_ == nullptr || !entity_events_->any() || !alive(target)) return;
     T ev(std::forward<E>(event));
     detail::EmitFrame frame(*this, &ev, target, detail::event_type_id<T>());
-    const bool outermost = entity_events_.begin_emit();
-    entity_events_.dispatch(frame, target);
+    const bool outermost = entity_events_->begin_emit();
+    entity_events_->dispatch(frame, target);
     if (!frame.propagation.stopped()) {
         // The target's record is read again: its observers may have destroyed or reparented it.
         const EntityRecord& rec = entities_[target.index];
         // up_id() is Parent's id, cached by observe() (any valid id if Parent has none: emit_up checks again).
-        if (rec.generation == target.generation && rec.archetype != nullptr && rec.archetype->mask[entity_events_.up_id()])
+        if (rec.generation == target.generation && rec.archetype != nullptr && rec.archetype->mask[entity_events_->up_id()])
             emit_up(frame);
     }
-    entity_events_.end_emit(outermost);
+    entity_events_->end_emit(outermost);
 }
 
 /// emit's climb from `frame.current` (whose observers ran, and which has a Parent) to its
@@ -89,7 +91,7 @@ ECS_NOINLINE inline void World::emit_up(detail::EmitFrame& frame) {
         if (!alive(up) || p.depth() == MAX_PROPAGATION) return;
         frame.current = up;
         p.climb();
-        entity_events_.dispatch(frame);
+        entity_events_->dispatch(frame);
         if (p.stopped()) return;
     }
 }

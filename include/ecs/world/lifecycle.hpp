@@ -46,7 +46,7 @@ ECS_NOINLINE inline Entity World::create_observed() {
 inline void World::destroy(Entity e) {
     if (!alive(e)) return;
     if (!ECS_CHECK(!iterating(), "World::destroy: structural change during iteration (use deferred())")) return;
-    if (ECS_UNLIKELY(observers_.any() || relations_.any() || graph_.sparse() != nullptr || names_.any() || entity_events_.any()))
+    if (ECS_UNLIKELY(observers_.any() || relations_.any() || graph_.sparse() != nullptr || names_.any() || (entity_events_ != nullptr && entity_events_->any())))
         return destroy_observed(e); // hooks, pairs, sparse components or names to deal with
     const EntityRecord rec = entities_[e.index]; // the plain path, nothing else to call
     const Entity moved = arch_of(rec).erase_row(rec.row);
@@ -81,7 +81,7 @@ void World::destroy_entity(Entity e) {
             if (moved != INVALID_ENTITY) entities_[moved.index].row = row;
             if (ECS_UNLIKELY(graph_.sparse() != nullptr)) graph_.sparse()->erase_entity(e.index);
             if (ECS_UNLIKELY(names_.any())) names_.erase(e.index);
-            if (ECS_UNLIKELY(entity_events_.any())) entity_events_.drop(e); // its observers go with it
+            if (ECS_UNLIKELY(entity_events_ != nullptr && entity_events_->any())) entity_events_->drop(e); // its observers go with it
             entities_.release(e);
         },
         [] {});

@@ -706,7 +706,7 @@ struct StructuralOps {
     static size_t destroy_all(World& w, const QueryCache& q) {
         // Relationships: destroying a target may unrelate or destroy sources, so each entity goes
         // through World::destroy, like with hooks.
-        bool hooks = w.observers_.any_query() || w.relations_.any() || w.entity_events_.any() || sparse_involved(w, q); // per entity
+        bool hooks = w.observers_.any_query() || w.relations_.any() || (w.entity_events_ != nullptr && w.entity_events_->any()) || sparse_involved(w, q); // per entity
         if (!hooks && w.observers_.any_remove())
             for (const Archetype* a : q.archetypes) hooks = hooks || (a->size() != 0 && w.observers_.any_remove_in(a->mask));
         if (ECS_UNLIKELY(hooks)) {

@@ -131,7 +131,7 @@ public:
     World& operator=(const World&) = delete;
     World(World&&) noexcept = default;
     World& operator=(World&&) noexcept = default;
-    ~World() { deferred_.clear(); } // pending payloads go before the components they may name
+    ~World() { deferred_.reset(); } // pending payloads go before the components they may name
 
     // -- Entity lifecycle -------------------------------------------------------------------------
 
@@ -454,7 +454,7 @@ public:
     ///        hooks for instance, run too), then empties the queue. @pre Not during iteration (refused).
     void flush_deferred();
     /// @brief Number of commands waiting in the world's deferred queue.
-    [[nodiscard]] size_t deferred_count() const noexcept { return deferred_.size(); }
+    [[nodiscard]] size_t deferred_count() const noexcept { return deferred_ != nullptr ? deferred_->size() : 0; }
 
     // -- Singleton resources (resources.hpp) ------------------------------------------------------
 
@@ -535,7 +535,7 @@ public:
 
     /// @brief Unregisters an observer; allowed inside any hook (the hook does not run again, the
     ///        others keep their order). @return false when `id` is unknown or already disconnected.
-    template <typename = void> bool disconnect(ObserverId id) { return observers_.disconnect(id) || entity_events_.disconnect(id); }
+    template <typename = void> bool disconnect(ObserverId id) { return observers_.disconnect(id) || (entity_events_ != nullptr && entity_events_->disconnect(id)); }
 
     /**
      * @brief Starts change detection for `T` in this world; idempotent. Entities that have
@@ -708,11 +708,11 @@ private:
     detail::QueryEngine queries_;
     detail::Observers observers_;
     detail::Resources resources_;
-    detail::CommandQueue deferred_;
+    detail::LazyBox<detail::CommandQueue> deferred_; ///< room: command_queue.hpp; made by the first deferred() command
     detail::EventRegistry events_; ///< room: events.hpp; a null pointer until the first send
     detail::NameIndex names_;      ///< room: names.hpp
     detail::Relations relations_;  ///< room: relation.hpp
-    detail::EntityEvents entity_events_; ///< room: entity_events.hpp
+    detail::LazyBox<detail::EntityEvents> entity_events_; ///< room: entity_events.hpp; made by the first observe()
 };
 
 } // namespace ecs
