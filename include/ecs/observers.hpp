@@ -75,13 +75,20 @@ public:
     // Registration is a template (a defaulted parameter) and arms the dispatch (arm()): the code that
     // runs observers is compiled only in files that register one (see `Dispatch`).
     template <typename = void>
-    ObserverId add_on_add(ComponentTypeID id, ErasedHook&& fn) { return add_hook(add_, add_mask_, kinds_.add, id, std::move(fn)); }
-    template <typename = void>
-    ObserverId add_on_remove(ComponentTypeID id, ErasedHook&& fn) {
-        return add_hook(remove_, remove_mask_, kinds_.remove, id, std::move(fn));
+    ObserverId add_on_add(ComponentTypeID id, ErasedHook&& fn) {
+        arm();
+        return add_hook(t_->add, add_mask_, kinds_.add, id, std::move(fn));
     }
     template <typename = void>
-    ObserverId add_on_set(ComponentTypeID id, ErasedHook&& fn) { return add_hook(set_, set_mask_, kinds_.set, id, std::move(fn)); }
+    ObserverId add_on_remove(ComponentTypeID id, ErasedHook&& fn) {
+        arm();
+        return add_hook(t_->remove, remove_mask_, kinds_.remove, id, std::move(fn));
+    }
+    template <typename = void>
+    ObserverId add_on_set(ComponentTypeID id, ErasedHook&& fn) {
+        arm();
+        return add_hook(t_->set, set_mask_, kinds_.set, id, std::move(fn));
+    }
     /// A query observer over `include` / `exclude`; `enter` picks on_enter (else on_leave).
     template <typename = void>
     ObserverId add_query_observer(bool enter, const ComponentMask& include, const ComponentMask& exclude, bool impossible,
@@ -94,7 +101,7 @@ public:
         hook->fn = std::move(fn);
         hook->id = next_id_++;
         const ObserverId id{hook->id, serial_};
-        (enter ? enter_ : leave_).push_back(std::move(hook));
+        (enter ? t_->enter : t_->leave).push_back(std::move(hook));
         kinds_.query = true;
         return id;
     }
@@ -102,9 +109,10 @@ public:
     /// Marks the observer `id` dead. @return false when unknown or already disconnected.
     template <typename = void>
     bool disconnect(ObserverId id) {
-        if (id.value == 0 || id.value >= next_id_ || id.world != serial_) return false;
-        bool found = kill(add_, id.value) || kill(remove_, id.value) || kill(set_, id.value) || kill_query(enter_, id.value) ||
-                     kill_query(leave_, id.value);
+        if (id.value == 0 || id.value >= next_id_ || id.world != serial_ || t_ == nullptr) return false;
+        Tables& t = *t_;
+        bool found = kill(t.add, id.value) || kill(t.remove, id.value) || kill(t.set, id.value) || kill_query(t.enter, id.value) ||
+                     kill_query(t.leave, id.value);
         if (found) {
             garbage_ = true;
             if (dispatching_ == 0) compact<>();
@@ -161,13 +169,13 @@ public:
     // The dispatch below goes through `dispatch_`, set when the first observer was registered: a bit
     // of a mask or a kind flag is set only by a registration, so it is never null where it is called.
     void fire_on_add(World& w, EntityLookup index, Entity e, ComponentTypeID id) {
-        if (add_mask_.test(id)) dispatch_->hooks(*this, add_, w, index, e, id);
+        if (add_mask_.test(id)) dispatch_->hooks(*this, t_->add, w, index, e, id);
     }
     void fire_on_remove(World& w, EntityLookup index, Entity e, ComponentTypeID id) {
-        if (remove_mask_.test(id)) dispatch_->hooks(*this, remove_, w, index, e, id);
+        if (remove_mask_.test(id)) dispatch_->hooks(*this, t_->remove, w, index, e, id);
     }
     void fire_on_set(World& w, EntityLookup index, Entity e, ComponentTypeID id) {
-        if (set_mask_.test(id)) dispatch_->hooks(*this, set_, w, index, e, id);
+        if (set_mask_.test(id)) dispatch_->hooks(*this, t_->set, w, index, e, id);
     }
 
     /**
@@ -179,14 +187,14 @@ public:
      * says `before` already is what queries saw.
      */
     void fire_enter(World& w, EntityLookup index, Entity e, const ComponentMask* before, bool exact = false) {
-        dispatch_->queries(*this, enter_, w, index, e, before, exact);
+        dispatch_->queries(*this, t_->enter, w, index, e, before, exact);
     }
     /**
      * Runs the on_leave observers that match `e`'s archetype and will not match `after` (nullptr: the
      * entity is destroyed), while its components are still readable. Enable bits as in fire_enter.
      */
     void fire_leave(World& w, EntityLookup index, Entity e, const ComponentMask* after, bool exact = false) {
-        dispatch_->queries(*this, leave_, w, index, e, after, exact);
+        dispatch_->queries(*this, t_->leave, w, index, e, after, exact);
     }
 
     /**
@@ -198,7 +206,7 @@ public:
 
     /// True while `e`'s destroy runs its hooks further up the stack.
     [[nodiscard]] bool dying(Entity e) const noexcept {
-        return detail::find_value(dying_.begin(), dying_.end(), e.index) != dying_.end();
+        return t_ != nullptr && detail::find_value(t_->dying.begin(), t_->dying.end(), e.index) != t_->dying.end();
     }
 
 private:
@@ -301,12 +309,13 @@ private:
             }
             any = mask.any();
         };
-        sweep_table(add_, add_mask_, kinds_.add);
-        sweep_table(remove_, remove_mask_, kinds_.remove);
-        sweep_table(set_, set_mask_, kinds_.set);
-        sweep(enter_);
-        sweep(leave_);
-        kinds_.query = !enter_.empty() || !leave_.empty();
+        Tables& t = *t_; // compact() runs only after a disconnect found a hook
+        sweep_table(t.add, add_mask_, kinds_.add);
+        sweep_table(t.remove, remove_mask_, kinds_.remove);
+        sweep_table(t.set, set_mask_, kinds_.set);
+        sweep(t.enter);
+        sweep(t.leave);
+        kinds_.query = !t.enter.empty() || !t.leave.empty();
     }
 
     /// Runs the live hooks of `id` on `e`, re-reading the record before each one: a hook may move rows
@@ -329,7 +338,7 @@ private:
         }
     }
 
-    /// Runs the observers of `list` (enter_ or leave_) whose query `e` enters or leaves (see fire_enter,
+    /// Runs the observers of `list` (the enter or leave list) whose query `e` enters or leaves (see fire_enter,
     /// fire_leave), re-reading the record before each; stops when `e` dies.
     template <typename = void>
     static void fire_queries(Observers& self, std::vector<Box<QueryHook>>& list, World& w, EntityLookup index, Entity e,
@@ -347,8 +356,9 @@ private:
     /// fire_all_on_remove's work (see there).
     template <typename = void>
     static bool fire_remove_all(Observers& self, World& w, EntityLookup index, Entity e) {
-        if (detail::find_value(self.dying_.begin(), self.dying_.end(), e.index) != self.dying_.end()) return false;
-        self.dying_.push_back(e.index);
+        detail::PodArray<uint32_t>& dying = self.t_->dying; // armed: the tables exist
+        if (detail::find_value(dying.begin(), dying.end(), e.index) != dying.end()) return false;
+        dying.push_back(e.index);
         struct Unmark { // also when a hook throws
             detail::PodArray<uint32_t>& dying;
             uint32_t slot;
@@ -357,19 +367,19 @@ private:
                 for (uint32_t* next = at + 1; next != dying.end(); ++next) next[-1] = *next;
                 dying.pop_back();
             }
-        } unmark{self.dying_, e.index};
+        } unmark{dying, e.index};
         const Archetype* arch = &index.archetype(index[e.index]);
         for (size_t i = 0; i < arch->types.size(); ++i) {
             const ComponentTypeID id = arch->types[i];
             if (!self.remove_mask_.test(id)) continue;
-            fire_hooks(self, self.remove_, w, index, e, id); // `arch` stays valid: archetypes are never freed
+            fire_hooks(self, self.t_->remove, w, index, e, id); // `arch` stays valid: archetypes are never freed
             if (!index.alive(e)) return true;
         }
         if (self.sparse_ != nullptr) // then the sparse components, in id order
             for (size_t i = 0; i < self.sparse_->ids().size(); ++i) {
                 const ComponentTypeID id = self.sparse_->ids()[i];
                 if (!self.remove_mask_.test(id) || !self.sparse_->member(id).contains(e.index)) continue;
-                fire_hooks(self, self.remove_, w, index, e, id);
+                fire_hooks(self, self.t_->remove, w, index, e, id);
                 if (!index.alive(e)) return true;
             }
         return true;
@@ -387,16 +397,23 @@ private:
         bool (*remove_all)(Observers&, World&, EntityLookup, Entity);
     };
     template <typename = void>
-    void arm() noexcept {
+    void arm() {
+        t_.create();
         static constexpr Dispatch table{&fire_hooks<>, &fire_queries<>, &fire_remove_all<>};
         dispatch_ = &table;
     }
 
-    HookTable add_;
-    HookTable remove_;
-    HookTable set_;
-    std::vector<Box<QueryHook>> enter_;
-    std::vector<Box<QueryHook>> leave_;
+    /// The hook lists: made by the first registration (arm) and destroyed through the function it
+    /// stores, so a world without observers compiles neither their construction nor their destruction.
+    struct Tables {
+        HookTable add;
+        HookTable remove;
+        HookTable set;
+        std::vector<Box<QueryHook>> enter;
+        std::vector<Box<QueryHook>> leave;
+        PodArray<uint32_t> dying; ///< slots whose on_remove hooks are running (nested destroys)
+    };
+    LazyBox<Tables> t_;
     ComponentMask add_mask_;
     ComponentMask remove_mask_;
     ComponentMask set_mask_;
@@ -411,7 +428,6 @@ private:
     uint32_t dispatching_ = 0;  ///< nested dispatch depth
     uint32_t next_id_ = 1;
     uint32_t serial_ = next_observers_serial.fetch_add(1, std::memory_order_relaxed); ///< see ObserverId::world
-    PodArray<uint32_t> dying_; ///< slots whose on_remove hooks are running (nested destroys)
     SparseRoom* sparse_ = nullptr; ///< the world's sparse sets (owned by its archetype graph)
     const Dispatch* dispatch_ = nullptr; ///< set by the first registration (arm)
 };
