@@ -134,16 +134,19 @@ private:
 };
 
 /// Owning array of heap objects (`new`ed by the caller, deleted here): what std::vector<std::unique_ptr<T>>
-/// does, with a fraction of the functions for every translation unit to compile.
+/// does, with a fraction of the functions for every translation unit to compile. The objects are
+/// deleted through a function that the first push_back / set stores, so an array that a translation
+/// unit never fills does not compile `T`'s destructor there.
 template <typename T>
 class OwnedArray {
 public:
     OwnedArray() noexcept = default;
-    OwnedArray(OwnedArray&&) noexcept = default;
+    OwnedArray(OwnedArray&& other) noexcept : items_(static_cast<PodArray<T*>&&>(other.items_)), delete_all_(other.delete_all_) {}
     OwnedArray& operator=(OwnedArray&& other) noexcept {
         if (this != &other) {
             release();
             items_ = static_cast<PodArray<T*>&&>(other.items_);
+            delete_all_ = other.delete_all_;
         }
         return *this;
     }
@@ -160,18 +163,28 @@ public:
         if (items_.size() == items_.capacity()) items_.reserve(items_.capacity() * 2 + 8);
     }
     /// Takes ownership of `p`. @pre reserve_one() was called since the last push_back.
-    void push_back(T* p) noexcept { items_.push_back(p); }
+    void push_back(T* p) noexcept {
+        delete_all_ = &delete_all;
+        items_.push_back(p);
+    }
     /// Grows to `n` slots, the new ones empty (nullptr).
     void resize(size_t n) { items_.resize(n, nullptr); }
     /// Takes ownership of `p` in slot `i`. @pre the slot is empty.
-    void set(size_t i, T* p) noexcept { items_[i] = p; }
+    void set(size_t i, T* p) noexcept {
+        delete_all_ = &delete_all;
+        items_[i] = p;
+    }
 
 private:
+    static void delete_all(PodArray<T*>& items) noexcept {
+        for (T* p : items) delete p;
+    }
     void release() noexcept {
-        for (T* p : items_) delete p;
+        if (delete_all_ != nullptr) delete_all_(items_);
         items_.clear();
     }
     PodArray<T*> items_;
+    void (*delete_all_)(PodArray<T*>&) noexcept = nullptr; ///< delete_all, stored by the first push_back / set
 };
 
 /// Owned heap objects in lists indexed by a small number (a component id), each in insertion order:
