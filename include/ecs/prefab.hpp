@@ -470,9 +470,11 @@ struct PrefabAccess {
                                   ? hinted(world, prefab.archetype_hint_, prefab, ids, table_extends, 0)
                                   : hinted(world, pack_hint<component_t<Os>...>(), prefab, ids, table_extends, N);
             if (arch == nullptr) return INVALID_ENTITY;
-            if (ECS_UNLIKELY(arch->full())) {
-                // The block is about to move, and an rvalue override may live in it: move them out first.
-                return place<component_t<Os>...>(world, slot, prefab, *arch, ids, extends, owned_t<Os>(std::move(overrides))...);
+            if constexpr (N != 0) {
+                if (ECS_UNLIKELY(arch->full())) {
+                    // The block is about to move, and an rvalue override may live in it: move them out first.
+                    return place<component_t<Os>...>(world, slot, prefab, *arch, ids, extends, owned_t<Os>(std::move(overrides))...);
+                }
             }
             return place<component_t<Os>...>(world, slot, prefab, *arch, ids, extends, std::move(overrides)...);
         }
