@@ -169,7 +169,7 @@ inline void runtime_tag_move(void*, void*) {}
 inline void runtime_tag_swap(void*, void*) {}
 
 template <size_t Slot>
-ComponentColumn RuntimeSlot<Slot>::column() noexcept {
+inline ComponentColumn RuntimeSlot<Slot>::column() noexcept {
     const RuntimeComponent& rc = runtime_components[Slot];
     ComponentColumn c;
     c.type_id = rc.id;

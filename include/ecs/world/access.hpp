@@ -23,13 +23,13 @@ inline void World::set_name(Entity e, std::string_view name) {
 }
 
 template <typename T>
-bool World::has(Entity e) const noexcept {
+inline bool World::has(Entity e) const noexcept {
     if constexpr (detail::is_sparse_v<T>) return find_sparse<const detail::bare_t<T>>(e) != nullptr;
     else return alive(e) && arch_of(e).has(component_id<T>());
 }
 
 template <typename T, typename U, typename... Ts>
-bool World::has(Entity e) const noexcept {
+inline bool World::has(Entity e) const noexcept {
     if constexpr (detail::is_sparse_v<T> || detail::is_sparse_v<U> || (detail::is_sparse_v<Ts> || ...)) {
         return has<T>(e) && has<U>(e) && (has<Ts>(e) && ...); // sparse types are in their sets
     } else {
@@ -80,7 +80,7 @@ ECS_FORCEINLINE const T* World::try_get(Entity e) const noexcept {
 }
 
 template <typename Func>
-void World::each_component(Entity e, Func&& fn) {
+inline void World::each_component(Entity e, Func&& fn) {
     if (!alive(e)) return;
     const EntityRecord& r = entities_[e.index];
     const Archetype& arch = arch_of(r);
@@ -101,12 +101,12 @@ void World::each_component(Entity e, Func&& fn) {
 }
 
 template <typename Func>
-void World::each_component(Entity e, Func&& fn) const {
+inline void World::each_component(Entity e, Func&& fn) const {
     const_cast<World*>(this)->each_component(e, [&](ComponentTypeID id, const void* p) { fn(id, p); });
 }
 
 template <typename T>
-T* World::column_data(Archetype& arch) noexcept {
+inline T* World::column_data(Archetype& arch) noexcept {
     return reinterpret_cast<T*>(arch.data_by_id[component_id<T>()]);
 }
 

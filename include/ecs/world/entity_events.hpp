@@ -39,7 +39,7 @@ auto entity_observer(F&& fn) {
 } // namespace detail
 
 template <typename E, typename F>
-ObserverId World::observe(Entity target, F&& fn) {
+inline ObserverId World::observe(Entity target, F&& fn) {
     using T = detail::bare_t<E>;
     if (!ECS_CHECK(alive(target), "World::observe: entity is not alive")) return ObserverId{};
     detail::EntityEvents& room = entity_events_.create();
@@ -48,7 +48,7 @@ ObserverId World::observe(Entity target, F&& fn) {
 }
 
 template <typename E, typename F>
-ObserverId World::observe(F&& fn) {
+inline ObserverId World::observe(F&& fn) {
     using T = detail::bare_t<E>;
     detail::EntityEvents& room = entity_events_.create();
     room.set_up_id(component_id<Parent>());
@@ -56,7 +56,7 @@ ObserverId World::observe(F&& fn) {
 }
 
 template <typename E>
-void World::emit(Entity target, E&& event) {
+inline void World::emit(Entity target, E&& event) {
     using T = detail::bare_t<E>;
     static_assert(std::is_move_constructible_v<T> && std::is_destructible_v<T>, "World::emit: event must be move-constructible");
     if (!ECS_CHECK(!iterating(), "World::emit: called during iteration (use a CommandBuffer: cb.emit(e, ev))")) return;

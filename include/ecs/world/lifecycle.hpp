@@ -59,7 +59,7 @@ inline void World::destroy(Entity e) {
 /// name and the slot go. A hook may destroy `e` again: that nested call is a no-op, this one
 /// finishes the job.
 template <bool Related>
-void World::destroy_entity(Entity e) {
+inline void World::destroy_entity(Entity e) {
     detail::Notice notice{nullptr, nullptr, true, false};
     notice.leave = observers_.any_query() && !observers_.dying(e);
     commit(
@@ -107,7 +107,7 @@ inline Entity World::spawn_reserved(Entity slot, Archetype& arch, uint32_t& row)
 }
 
 template <bool Reserved, typename... Ts>
-Entity World::create_in(Entity slot, Ts&&... components) {
+inline Entity World::create_in(Entity slot, Ts&&... components) {
     if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
         // Copy first: an argument may refer into a column this call is about to grow.
         return create_in<Reserved>(slot, detail::owned_t<Ts>(std::forward<Ts>(components))...);
@@ -128,7 +128,7 @@ Entity World::create_in(Entity slot, Ts&&... components) {
 }
 
 template <typename... Ts>
-std::vector<Entity> World::create_n(size_t n, const Ts&... values) {
+inline std::vector<Entity> World::create_n(size_t n, const Ts&... values) {
     std::vector<Entity> out(iterating() ? 0 : n);
     create_n(out.data(), out.size(), values...);
     if (!out.empty() && !alive(out.back())) out.clear(); // refused
@@ -139,7 +139,7 @@ std::vector<Entity> World::create_n(size_t n, const Ts&... values) {
 /// components along creates one entity at a time (create_with's order of hooks); otherwise the
 /// slots are taken, the rows appended and each column filled in one pass, after one growth.
 template <typename... Ts>
-void World::create_n(Entity* out, size_t n, const Ts&... values) {
+inline void World::create_n(Entity* out, size_t n, const Ts&... values) {
     static_assert(detail::distinct_v<Ts...>, "create_n: component types must be distinct");
     static_assert(((std::is_copy_constructible_v<Ts> && !detail::is_construct_v<Ts>) && ...),
                   "create_n: the values are copied into every entity (copy-constructible components)");
@@ -166,7 +166,7 @@ void World::create_n(Entity* out, size_t n, const Ts&... values) {
 }
 
 template <typename C>
-void World::fill_rows(Archetype& arch, uint32_t base, size_t n, const C& value) {
+inline void World::fill_rows(Archetype& arch, uint32_t base, size_t n, const C& value) {
     if constexpr (!detail::is_tag_v<C>) {
         C* column = reinterpret_cast<C*>(arch.column(component_id<C>()).data) + base;
         if constexpr (std::is_trivially_copyable_v<C>) {
@@ -199,7 +199,7 @@ ECS_FORCEINLINE Entity World::place_new(Archetype& arch, Entity slot, Vs&&... va
     detail::Notice notice{nullptr, nullptr, false, true}; // new: it matched nothing before
     commit(
         e, notice, [] { return true; },
-        [&] {
+        [&]() ECS_LAMBDA_FORCEINLINE { // the creation itself, inlined as place_new is (clang would not: too costly)
             uint32_t row = 0;
             if constexpr (Reserved) e = spawn_reserved(slot, arch, row);
             else e = spawn(arch, row);
@@ -221,7 +221,7 @@ ECS_FORCEINLINE Entity World::place_new(Archetype& arch, Entity slot, Vs&&... va
 }
 
 template <typename C, typename V>
-void World::construct_at(Archetype& arch, uint32_t row, V&& value) {
+inline void World::construct_at(Archetype& arch, uint32_t row, V&& value) {
     if constexpr (!detail::is_tag_v<C>) {
         detail::place<C>(static_cast<void*>(reinterpret_cast<C*>(arch.column(component_id<C>()).data) + row),
                          std::forward<V>(value));

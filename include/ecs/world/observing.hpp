@@ -17,28 +17,28 @@
 namespace ecs {
 
 template <typename T>
-ObserverId World::on_add(std::function<void(World&, Entity, T&)> fn) {
+inline ObserverId World::on_add(std::function<void(World&, Entity, T&)> fn) {
     const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
     if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_add: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
     return observers_.add_on_add(id, detail::Observers::erase<T>(std::move(fn)));
 }
 
 template <typename T>
-ObserverId World::on_remove(std::function<void(World&, Entity, T&)> fn) {
+inline ObserverId World::on_remove(std::function<void(World&, Entity, T&)> fn) {
     const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
     if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_remove: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
     return observers_.add_on_remove(id, detail::Observers::erase<T>(std::move(fn)));
 }
 
 template <typename T>
-ObserverId World::on_set(std::function<void(World&, Entity, T&)> fn) {
+inline ObserverId World::on_set(std::function<void(World&, Entity, T&)> fn) {
     const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
     if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::on_set: too many component types (raise ECS_MAX_COMPONENTS)")) return {};
     return observers_.add_on_set(id, detail::Observers::erase<T>(std::move(fn)));
 }
 
 template <typename... Terms, typename... Args>
-ObserverId World::on_enter(Args&&... args) {
+inline ObserverId World::on_enter(Args&&... args) {
     if (!ECS_CHECK(!detail::filter_values(args...).active,
                    "World::on_enter: Related<R>{target} and Cascade<R> are not accepted (Related<R>{} is)"))
         return {};
@@ -46,7 +46,7 @@ ObserverId World::on_enter(Args&&... args) {
 }
 
 template <typename... Terms, typename... Args>
-ObserverId World::on_leave(Args&&... args) {
+inline ObserverId World::on_leave(Args&&... args) {
     if (!ECS_CHECK(!detail::filter_values(args...).active,
                    "World::on_leave: Related<R>{target} and Cascade<R> are not accepted (Related<R>{} is)"))
         return {};
@@ -54,7 +54,7 @@ ObserverId World::on_leave(Args&&... args) {
 }
 
 template <typename T>
-void World::track_changes() {
+inline void World::track_changes() {
     const ComponentTypeID id = ensure_column_factory<detail::bare_t<T>>();
     if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::track_changes: too many component types (raise ECS_MAX_COMPONENTS)")) return;
     graph_.track(id);
@@ -62,12 +62,12 @@ void World::track_changes() {
 }
 
 template <typename T>
-bool World::tracks_changes() const noexcept {
+inline bool World::tracks_changes() const noexcept {
     return graph_.tracks(component_id<T>());
 }
 
 template <typename T, typename Func>
-void World::patch(Entity e, Func&& fn) {
+inline void World::patch(Entity e, Func&& fn) {
     using C = detail::bare_t<T>;
     if (!ECS_CHECK(has<C>(e), detail::entity_message("World::patch", type_name<C>(), e,
                                                       "is not alive or does not have the component")))
@@ -80,7 +80,7 @@ void World::patch(Entity e, Func&& fn) {
 }
 
 template <typename T>
-void World::mark_changed(Entity e) {
+inline void World::mark_changed(Entity e) {
     if (graph_.any_tracked()) touch(e, component_id<T>());
 }
 
@@ -94,7 +94,7 @@ inline void World::touch(Entity e, ComponentTypeID id) noexcept {
 }
 
 template <typename... Terms, typename... Filters, typename Func>
-ObserverId World::add_query_observer(bool enter, detail::TypeList<Filters...>, Func& fn) {
+inline ObserverId World::add_query_observer(bool enter, detail::TypeList<Filters...>, Func& fn) {
     using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
     static_assert(Check::check(), "ecs query check");
     static_assert(!Check::change_filtered, "World::on_enter/on_leave: Changed<...>/Added<...> filters are not accepted");

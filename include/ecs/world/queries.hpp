@@ -17,7 +17,7 @@
 namespace ecs {
 
 template <typename T, typename... Ts>
-size_t World::count() const {
+inline size_t World::count() const {
     const detail::QueryCache& q = cache_of<detail::TypeList<T, Ts...>, detail::TypeList<>>();
     size_t n = 0;
     if (q.sparse_driven) return detail::count_driven(graph_, q, *this, 0); // every type sparse: the smallest set's members
@@ -26,7 +26,7 @@ size_t World::count() const {
 }
 
 template <typename... Ts, typename Func>
-void World::single(Func&& fn) {
+inline void World::single(Func&& fn) {
     detail::QueryCache& q = cache_of<detail::TypeList<Ts...>, detail::TypeList<>>();
     size_t n = 0;
     Archetype* found = nullptr;
@@ -58,24 +58,24 @@ void World::single(Func&& fn) {
 }
 
 template <typename... Terms, typename... Args>
-void World::each(Args&&... args) {
+inline void World::each(Args&&... args) {
     each_impl<0, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
 }
 
 template <typename... Terms, typename... Args>
-void World::each(Args&&... args) const {
+inline void World::each(Args&&... args) const {
     static_assert(detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<>>::read_only,
                   "World::each on a const World: every term must be const T or Optional<const T>");
     const_cast<World*>(this)->each_impl<0, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
 }
 
 template <typename... Terms, typename... Args>
-void World::each_no_entity(Args&&... args) {
+inline void World::each_no_entity(Args&&... args) {
     each_impl<1, Terms...>(detail::init_t<Args...>{}, detail::last_arg(args...), args...);
 }
 
 template <typename... Terms, typename... Filters>
-Query<Terms...> World::query(Filters... filters) {
+inline Query<Terms...> World::query(Filters... filters) {
     using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
     static_assert(Check::check(), "ecs query check");
     return Query<Terms...>(queries_, graph_, cache_of<detail::TypeList<Terms...>, detail::TypeList<Filters...>>(), this,
@@ -83,7 +83,7 @@ Query<Terms...> World::query(Filters... filters) {
 }
 
 template <typename... Terms, typename... Args>
-void World::each_par(Executor& executor, Args&&... args) {
+inline void World::each_par(Executor& executor, Args&&... args) {
     using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::init_t<Args...>>;
     static_assert(Check::check(), "ecs query check");
     static_assert(!Check::change_filtered, "World::each_par: Changed/Added filters need a query handle's each");
@@ -92,7 +92,7 @@ void World::each_par(Executor& executor, Args&&... args) {
 }
 
 template <typename T, typename Compare>
-void World::sort(Compare&& cmp) {
+inline void World::sort(Compare&& cmp) {
     using C = detail::bare_t<T>;
     static_assert(!detail::is_sparse_v<C>, "World::sort<T>: T is stored sparse (it has no column to sort by)");
     if (!ECS_CHECK(!iterating(), "World::sort: called during iteration")) return;
@@ -119,12 +119,12 @@ void World::sort(Compare&& cmp) {
 }
 
 template <typename TermList, typename FilterList>
-detail::QueryCache& World::cache_of() const {
+inline detail::QueryCache& World::cache_of() const {
     return queries_.cache<TermList, FilterList>(graph_);
 }
 
 template <int NoEntity, typename... Terms, typename... Filters, typename Func, typename... Args>
-void World::each_impl(detail::TypeList<Filters...>, Func& fn, const Args&... args) {
+inline void World::each_impl(detail::TypeList<Filters...>, Func& fn, const Args&... args) {
     using Check = detail::QueryCheck<detail::TypeList<Terms...>, detail::TypeList<Filters...>>;
     static_assert(Check::check(), "ecs query check");
     static_assert(!Check::change_filtered, "World::each: Changed<...>/Added<...> filters need a handle that remembers its "

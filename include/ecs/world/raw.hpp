@@ -310,7 +310,7 @@ void run_raw_driven(SparseSet* const* sets, size_t count, const ArchetypeGraph& 
 } // namespace detail
 
 template <typename Func>
-void World::each_raw(const ComponentTypeID* ids, size_t count, Func&& fn) {
+inline void World::each_raw(const ComponentTypeID* ids, size_t count, Func&& fn) {
     static_assert(std::is_invocable_v<Func&, Entity, void* const*>,
                   "World::each_raw: the callback must be callable as fn(ecs::Entity, void* const* components)");
     if (!detail::raw_ids_ok(ids, count)) return;

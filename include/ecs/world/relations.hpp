@@ -86,7 +86,7 @@ void cascade_order(World& world, const QueryCache& q, bool may_reorder, const Ro
 } // namespace detail
 
 template <typename R>
-void World::relate(Entity source, Entity target) {
+inline void World::relate(Entity source, Entity target) {
     const detail::RelationTypeInfo& info = detail::relation_info<R>();
     if (!ECS_CHECK(alive(source), detail::entity_message("World::relate", info.type_name, source, "is not alive (source)")))
         return;
@@ -107,7 +107,7 @@ void World::relate(Entity source, Entity target) {
 }
 
 template <typename R>
-void World::unrelate(Entity source, Entity target) {
+inline void World::unrelate(Entity source, Entity target) {
     if (!alive(source)) return;
     const detail::RelationTypeInfo& info = detail::relation_info<R>();
     detail::RelationIndex* index = relations_.find(info.id);
@@ -123,7 +123,7 @@ void World::unrelate(Entity source, Entity target) {
 }
 
 template <typename R>
-void World::unrelate_all(Entity source) {
+inline void World::unrelate_all(Entity source) {
     if (!alive(source)) return;
     const detail::RelationTypeInfo& info = detail::relation_info<R>();
     detail::RelationIndex* index = relations_.find(info.id);
@@ -192,21 +192,21 @@ inline void World::drain_relations() {
 }
 
 template <typename R>
-bool World::related(Entity source, Entity target) const {
+inline bool World::related(Entity source, Entity target) const {
     if (!alive(source)) return false;
     const detail::RelationIndex* index = detail::relation_index_of<R>(relations_);
     return index != nullptr && index->find(source.index, target) != detail::RelationIndex::NPOS;
 }
 
 template <typename R>
-size_t World::target_count(Entity source) const {
+inline size_t World::target_count(Entity source) const {
     if (!alive(source)) return 0;
     const detail::RelationIndex* index = detail::relation_index_of<R>(relations_);
     return index != nullptr ? index->target_count(source.index) : 0;
 }
 
 template <typename R>
-Entity World::target(Entity source, size_t i) const {
+inline Entity World::target(Entity source, size_t i) const {
     if (!alive(source)) return INVALID_ENTITY;
     const detail::RelationIndex* index = detail::relation_index_of<R>(relations_);
     if (index == nullptr || i >= index->target_count(source.index)) return INVALID_ENTITY;
@@ -214,7 +214,7 @@ Entity World::target(Entity source, size_t i) const {
 }
 
 template <typename R, typename Func>
-void World::each_target(Entity source, Func&& fn) const {
+inline void World::each_target(Entity source, Func&& fn) const {
     static_assert(std::is_invocable_v<Func&, Entity>, "World::each_target: the callback must be callable as fn(Entity target)");
     if (!alive(source)) return;
     const detail::RelationIndex* index = detail::relation_index_of<R>(relations_);
@@ -222,7 +222,7 @@ void World::each_target(Entity source, Func&& fn) const {
 }
 
 template <typename R, typename Func>
-void World::each_source(Entity target, Func&& fn) const {
+inline void World::each_source(Entity target, Func&& fn) const {
     static_assert(std::is_invocable_v<Func&, Entity>, "World::each_source: the callback must be callable as fn(Entity source)");
     if (!alive(target)) return;
     const detail::RelationIndex* index = detail::relation_index_of<R>(relations_);

@@ -16,14 +16,14 @@
 namespace ecs {
 
 template <typename T>
-void World::set_resource(T&& value) {
+inline void World::set_resource(T&& value) {
     using R = detail::bare_t<T>;
     if constexpr (std::is_lvalue_reference_v<T>) set_resource(R(value)); // `value` may be the resource
     else resources_.set<R>(std::move(value));
 }
 
 template <typename T>
-T& World::resource() {
+inline T& World::resource() {
     T* p = try_resource<T>();
     if (!ECS_CHECK(p != nullptr, detail::format_message("World::resource: resource does not exist [%.*s]",
                                                         int(type_name<detail::bare_t<T>>().size()),
@@ -33,33 +33,33 @@ T& World::resource() {
 }
 
 template <typename T>
-const T& World::resource() const {
+inline const T& World::resource() const {
     return const_cast<World*>(this)->resource<const T>();
 }
 
 template <typename T>
-T* World::try_resource() noexcept {
+inline T* World::try_resource() noexcept {
     if (!detail::access_ok<T>()) return nullptr;
     return static_cast<T*>(resources_.find(component_id<T>()));
 }
 
 template <typename T>
-const T* World::try_resource() const noexcept {
+inline const T* World::try_resource() const noexcept {
     return const_cast<World*>(this)->try_resource<const T>();
 }
 
 template <typename T>
-bool World::has_resource() const noexcept {
+inline bool World::has_resource() const noexcept {
     return try_resource<T>() != nullptr;
 }
 
 template <typename T>
-void World::remove_resource() noexcept {
+inline void World::remove_resource() noexcept {
     resources_.remove(component_id<T>());
 }
 
 template <typename E>
-void World::send(E&& event) {
+inline void World::send(E&& event) {
     using T = detail::bare_t<E>;
     static_assert(std::is_move_constructible_v<T> && std::is_destructible_v<T>, "World::send: event must be move-constructible");
     events_.send<T>(std::forward<E>(event));

@@ -62,7 +62,7 @@ ECS_FORCEINLINE T* World::try_get_sparse(Entity e) noexcept {
 }
 
 template <typename T>
-T& World::get_sparse(Entity e) {
+inline T& World::get_sparse(Entity e) {
     T* p = try_get_sparse<T>(e);
     if (!ECS_CHECK(p != nullptr, detail::entity_message("World::get", type_name<detail::bare_t<T>>(), e,
                                                         alive(e) ? "does not have the component" : "is not alive")))
@@ -71,7 +71,7 @@ T& World::get_sparse(Entity e) {
 }
 
 template <typename C, typename V>
-void World::add_sparse(Entity e, V&& value) {
+inline void World::add_sparse(Entity e, V&& value) {
     if (!alive(e)) return;
     const ComponentTypeID id = component_id<C>();
     detail::SparseRoom* room = graph_.sparse();
@@ -133,7 +133,7 @@ void World::add_sparse(Entity e, V&& value) {
 }
 
 template <typename C>
-void World::remove_sparse(Entity e) {
+inline void World::remove_sparse(Entity e) {
     if (!alive(e)) return;
     detail::SparseRoom* room = graph_.sparse();
     if (room == nullptr) return;
@@ -227,7 +227,7 @@ struct TablePack<TypeList<Ts...>> {
 } // namespace detail
 
 template <bool Reserved, typename... Ts>
-Entity World::create_with_sparse(Entity slot, Ts&&... values) {
+inline Entity World::create_with_sparse(Entity slot, Ts&&... values) {
     if constexpr ((std::is_lvalue_reference_v<Ts> || ...)) {
         return create_with_sparse<Reserved>(slot, detail::owned_t<Ts>(std::forward<Ts>(values))...); // copies first
     } else {

@@ -108,13 +108,13 @@ ECS_FORCEINLINE void World::add(Entity e, T&& value) {
 }
 
 template <typename T>
-void World::add(Entity e) {
+inline void World::add(Entity e) {
     static_assert(std::is_default_constructible_v<T>, "World::add<T>(e): T must be default-constructible");
     add(e, construct<T>()); // built in place, value-initialised
 }
 
 template <typename T>
-void World::remove(Entity e) {
+inline void World::remove(Entity e) {
     if constexpr (detail::is_sparse_v<T>) remove_sparse<detail::bare_t<T>>(e); // no migration
     else remove_plain(e, component_id<T>());
 }
@@ -134,13 +134,13 @@ ECS_NOINLINE void World::add_general(Entity e, C&& value) {
 }
 
 template <typename C>
-void World::construct_from(void* at, void* value) {
+inline void World::construct_from(void* at, void* value) {
     if constexpr (!detail::is_tag_v<C>) ::new (at) C(std::move(*static_cast<C*>(value)));
     else (void)at, (void)value;
 }
 
 template <typename C>
-void World::overwrite(Entity e, ComponentTypeID id, void* at, C& value) {
+inline void World::overwrite(Entity e, ComponentTypeID id, void* at, C& value) {
     if constexpr (!detail::is_tag_v<C>) {
         C* existing = static_cast<C*>(at);
         if (existing != &value) { // add(e, std::move(get<C>(e))): already in place
@@ -799,7 +799,7 @@ struct StructuralOps {
 // -- the World members ------------------------------------------------------------------------------
 
 template <typename T, typename U, typename... Ts>
-void World::add(Entity e, T&& first, U&& second, Ts&&... rest) {
+inline void World::add(Entity e, T&& first, U&& second, Ts&&... rest) {
     static_assert(detail::distinct_v<T, U, Ts...>, "World::add(e, values...): component types must be distinct");
     if constexpr (!std::is_same_v<T, detail::bare_t<T>> || !std::is_same_v<U, detail::bare_t<U>> ||
                   (!std::is_same_v<Ts, detail::bare_t<Ts>> || ...)) {
@@ -820,7 +820,7 @@ void World::add(Entity e, T&& first, U&& second, Ts&&... rest) {
 }
 
 template <typename T, typename U, typename... Ts>
-void World::remove(Entity e) {
+inline void World::remove(Entity e) {
     static_assert(detail::distinct_v<T, U, Ts...>, "World::remove<Ts...>(e): component types must be distinct");
     if constexpr (detail::is_sparse_v<detail::bare_t<T>> || detail::is_sparse_v<detail::bare_t<U>> ||
                   (detail::is_sparse_v<detail::bare_t<Ts>> || ...)) {
@@ -837,7 +837,7 @@ void World::remove(Entity e) {
 }
 
 template <typename T, typename... Args>
-T& World::emplace(Entity e, Args&&... args) {
+inline T& World::emplace(Entity e, Args&&... args) {
     static_assert(std::is_same_v<T, detail::bare_t<T>>, "World::emplace<T>: T must be a component type (no cv, no reference)");
     static_assert(detail::buildable_v<T, Args&&...>, "World::emplace<T>(e, args...): T is not constructible from the arguments");
     if constexpr (detail::is_sparse_v<T>) { // built first, then added (never moves the entity)
@@ -854,13 +854,13 @@ T& World::emplace(Entity e, Args&&... args) {
 }
 
 template <typename T, typename... Args>
-T& World::get_or_emplace(Entity e, Args&&... args) {
+inline T& World::get_or_emplace(Entity e, Args&&... args) {
     if (has<T>(e)) return get<T>(e);
     return emplace<T>(e, std::forward<Args>(args)...);
 }
 
 template <typename... Ts, typename... Filters>
-size_t World::destroy_all(Filters...) {
+inline size_t World::destroy_all(Filters...) {
     using Check = detail::QueryCheck<detail::TypeList<detail::bare_t<Ts>...>, detail::TypeList<Filters...>>;
     static_assert(Check::check(), "ecs query check");
     static_assert(!Check::change_filtered && !Check::valued, "World::destroy_all: filters are With<...>, Without<...> and AnyOf<...>");
@@ -872,7 +872,7 @@ size_t World::destroy_all(Filters...) {
 }
 
 template <typename T, typename... Filters>
-size_t World::remove_all(Filters...) {
+inline size_t World::remove_all(Filters...) {
     using C = detail::bare_t<T>;
     using Check = detail::QueryCheck<detail::TypeList<C>, detail::TypeList<Filters...>>;
     static_assert(Check::check(), "ecs query check");
@@ -884,7 +884,7 @@ size_t World::remove_all(Filters...) {
 }
 
 template <typename T, typename... Filters>
-size_t World::add_all(const T& value, Filters...) {
+inline size_t World::add_all(const T& value, Filters...) {
     using C = detail::bare_t<T>;
     static_assert(std::is_copy_constructible_v<C>, "World::add_all: the component type must be copy-constructible");
     using Check = detail::QueryCheck<detail::TypeList<>, detail::TypeList<Filters..., Without<C>>>;
