@@ -173,7 +173,7 @@ public:
     ECS_FORCEINLINE Archetype* pack_target(Archetype& src) {
         const uint32_t slot = detail::multi_slot<Op, Ts...>();
         if (ECS_LIKELY(slot < multi_targets_.size())) {
-            const detail::PodArray<Archetype*>& row = multi_targets_[slot];
+            const detail::PodRows<Archetype*>::Row& row = multi_targets_[slot];
             if (ECS_LIKELY(src.id < row.size() && row[src.id] != nullptr)) return row[src.id];
         }
         const ComponentTypeID ids[] = {ensure_column_factory<Ts>()...};
@@ -324,10 +324,7 @@ private:
     }
 
     ECS_NOINLINE void cache_target(uint32_t slot, const Archetype& src, Archetype* dst) {
-        if (slot >= multi_targets_.size()) multi_targets_.resize(size_t(slot) + 1);
-        detail::PodArray<Archetype*>& row = multi_targets_[slot];
-        if (src.id >= row.size()) row.resize(size_t(src.id) + 1, nullptr);
-        row[src.id] = dst;
+        multi_targets_.at_grown(slot, src.id) = dst;
     }
 
     template <typename... Ts>
@@ -365,7 +362,7 @@ private:
     detail::PodArray<Archetype*> index_;       ///< see index_insert; a power of two in size
     detail::PodArray<Archetype*> pack_cache_;  ///< pack slot -> archetype
     /// multi_slot -> source archetype id -> destination (pack_target); rows grown on demand.
-    std::vector<detail::PodArray<Archetype*>> multi_targets_;
+    detail::PodRows<Archetype*> multi_targets_;
 };
 
 } // namespace ecs

@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <string>
 #include <utility>
-#include <vector>
 
+#include "detail/pod_array.hpp"
 #include "detail/std_function.hpp"
 #include "world.hpp"
 
@@ -38,7 +38,7 @@ public:
         }
         return *this;
     }
-    SystemRegistry(SystemRegistry&& other) noexcept : systems_(std::move(other.systems_)) { other.systems_.clear(); }
+    SystemRegistry(SystemRegistry&& other) noexcept : systems_(std::move(other.systems_)) {}
     /// Deletes this registry's systems, then takes over `other`'s; `other` is left empty.
     SystemRegistry& operator=(SystemRegistry&& other) noexcept {
         if (this != &other) {
@@ -78,8 +78,8 @@ private:
         SystemFunc fn;
     };
     /// One heap node per system (owned): a system may add systems while run_all runs it, and growing
-    /// the vector must not move the callable being executed.
-    std::vector<Entry*> systems_;
+    /// the array must not move the callable being executed.
+    detail::PodArray<Entry*> systems_;
 };
 
 } // namespace ecs

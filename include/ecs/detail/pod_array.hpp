@@ -29,8 +29,14 @@ namespace ecs::detail {
 
 template <typename T>
 class PodArray {
+#if defined(__clang__) // the builtins: the standard traits instantiate a dozen classes per T
+    static_assert(__is_trivially_copyable(T) && __is_trivially_destructible(T), "PodArray holds trivially copyable values only");
+#elif defined(__GNUC__)
+    static_assert(__is_trivially_copyable(T) && __has_trivial_destructor(T), "PodArray holds trivially copyable values only");
+#else
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
                   "PodArray holds trivially copyable values only");
+#endif
     static_assert(alignof(T) <= alignof(std::max_align_t), "PodArray relies on malloc alignment");
 
 public:
@@ -53,6 +59,16 @@ public:
         return *this;
     }
     ~PodArray() { std::free(data_); }
+    void swap(PodArray& other) noexcept {
+        T* const data = data_;
+        const size_t size = size_, capacity = capacity_;
+        data_ = other.data_;
+        size_ = other.size_;
+        capacity_ = other.capacity_;
+        other.data_ = data;
+        other.size_ = size;
+        other.capacity_ = capacity;
+    }
 
     [[nodiscard]] size_t size() const noexcept { return size_; }
     [[nodiscard]] size_t capacity() const noexcept { return capacity_; }
@@ -137,6 +153,55 @@ private:
 /// does, with a fraction of the functions for every translation unit to compile. The objects are
 /// deleted through a function that the first push_back / set stores, so an array that a translation
 /// unit never fills does not compile `T`'s destructor there.
+/// Growable rows of trivially copyable values: `rows[i][k]`. A row grows (zero-filled) when a slot
+/// past its end is written through at_grown(). Lighter to compile than a std::vector of PodArrays.
+template <typename T>
+class PodRows {
+public:
+    struct Row {
+        T* items = nullptr; ///< malloc'ed
+        size_t count = 0;
+        [[nodiscard]] size_t size() const noexcept { return count; }
+        [[nodiscard]] T& operator[](size_t k) const noexcept { return items[k]; }
+    };
+
+    PodRows() noexcept = default;
+    PodRows(const PodRows&) = delete;
+    PodRows& operator=(const PodRows&) = delete;
+    PodRows(PodRows&&) noexcept = default;
+    PodRows& operator=(PodRows&& other) noexcept {
+        if (this != &other) {
+            release();
+            rows_ = static_cast<PodArray<Row>&&>(other.rows_);
+        }
+        return *this;
+    }
+    ~PodRows() { release(); }
+
+    [[nodiscard]] size_t size() const noexcept { return rows_.size(); }
+    [[nodiscard]] const Row& operator[](size_t i) const noexcept { return rows_[i]; }
+    /// Slot `k` of row `i`, the rows and row `i` grown to reach it.
+    T& at_grown(size_t i, size_t k) {
+        if (i >= rows_.size()) rows_.resize(i + 1, Row{});
+        Row& row = rows_[i];
+        if (k >= row.count) {
+            void* p = std::realloc(row.items, (k + 1) * sizeof(T));
+            if (p == nullptr) out_of_memory();
+            row.items = static_cast<T*>(p);
+            std::memset(static_cast<void*>(row.items + row.count), 0, (k + 1 - row.count) * sizeof(T));
+            row.count = k + 1;
+        }
+        return row.items[k];
+    }
+
+private:
+    void release() noexcept {
+        for (Row& row : rows_) std::free(row.items);
+        rows_.clear();
+    }
+    PodArray<Row> rows_;
+};
+
 template <typename T>
 class OwnedArray {
 public:

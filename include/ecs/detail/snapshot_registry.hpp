@@ -27,6 +27,7 @@
 
 #include "stream.hpp"
 #include "component_registry.hpp" // names <-> ids, snapshot functions per type
+#include "pod_array.hpp"
 #include "../world.hpp"
 
 namespace ecs {
@@ -240,7 +241,8 @@ public:
             if (entry->name == name) return entry;
         return nullptr;
     }
-    /// Every registration, in registration order.
+    /// Every registration, in registration order (a template: compiled where a snapshot needs it).
+    template <typename = void>
     [[nodiscard]] std::vector<const ResourceRegistration*> all() const {
         RegistryLock lock(locked_);
         return std::vector<const ResourceRegistration*>(entries_.begin(), entries_.end());
@@ -248,7 +250,7 @@ public:
 
 private:
     mutable std::atomic<bool> locked_{false};
-    std::vector<ResourceRegistration*> entries_; ///< owned
+    PodArray<ResourceRegistration*> entries_; ///< owned
 };
 
 /// The one resource registry of the process (constructed on first use, thread-safe).

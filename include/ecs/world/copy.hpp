@@ -24,8 +24,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
+#include "../detail/pod_array.hpp"
 #include "../detail/world_access.hpp"
 #include "clone.hpp"
 #include "world_class.hpp"
@@ -72,7 +72,7 @@ inline void World::copy_from(const World& src) {
     for (size_t i = 0; i < common && same_ids; ++i)
         same_ids = graph_.all()[i]->type_hash == from[i]->type_hash && graph_.all()[i]->types == from[i]->types;
     if (same_ids && copy_values_only(src)) return;
-    std::vector<Archetype*> twins; // src id -> archetype here; only filled when the ids differ
+    detail::PodArray<Archetype*> twins; // src id -> archetype here; only filled when the ids differ
     struct Reset { // a throwing copy constructor: no entity is left half-copied
         World& world;
         bool done = false;

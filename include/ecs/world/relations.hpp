@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "../detail/message.hpp"
+#include "../detail/pod_array.hpp"
 #include "../detail/world_access.hpp"
 #include "../relation.hpp"
 #include "world_class.hpp"
@@ -140,7 +141,8 @@ inline void World::unrelate_all(Entity source) {
 ECS_NOINLINE inline void World::relations_destroy(Entity e) {
     detail::Relations& rel = relations_;
     if (rel.cascades(e)) {
-        std::vector<Entity> order{e}; // breadth-first: e, its sources, theirs...
+        detail::PodArray<Entity> order; // breadth-first: e, its sources, theirs...
+        order.push_back(e);
         rel.mark_dying(e.index);
         for (size_t i = 0; i < order.size(); ++i) {
             rel.each_cascading_source(order[i].index, [&](Entity source) {
