@@ -29,6 +29,7 @@
 #include "builtin/hierarchy.hpp"
 #include "component.hpp"
 #include "config.hpp"
+#include "detail/pod_array.hpp"
 #include "entity.hpp"
 #include "world.hpp"
 
@@ -260,7 +261,8 @@ public:
         next.mask_ = mask_;
         next.maskable_ = maskable_;
         next.entries_.reserve(entries_.size() + 1);
-        std::vector<size_t> offsets(entries_.size() + 1);
+        detail::PodArray<size_t> offsets;
+        offsets.resize(entries_.size() + 1, 0);
         size_t size = 0;
         size_t align = 1;
         auto place = [&](size_t type_size, size_t type_align) {
