@@ -443,3 +443,62 @@ TEST_CASE("archetype: the compact-records arena hands out 16383 slots and takes 
     CHECK(w.check_invariants());
 }
 #endif
+
+// -- the internal arrays under the archetype graph and the registries (detail/pod_array.hpp) --------
+
+TEST_CASE("pod arrays: PodArray grows, moves and swaps; PodRows grows rows zero-filled", "[archetype][pod]") {
+    using ecs::detail::PodArray;
+    using ecs::detail::PodRows;
+    struct alignas(16) Wide { uint64_t a, b; }; // the largest alignment malloc promises
+    PodArray<Wide> a;
+    CHECK(a.empty());
+    for (uint64_t i = 0; i < 1000; ++i) a.push_back(Wide{i, ~i});
+    REQUIRE(a.size() == 1000);
+    CHECK(a.capacity() >= 1000);
+    CHECK(reinterpret_cast<uintptr_t>(a.data()) % alignof(Wide) == 0);
+    bool in_order = true;
+    for (uint64_t i = 0; i < 1000; ++i) in_order = in_order && a[i].a == i && a[i].b == ~i;
+    CHECK(in_order);
+
+    PodArray<Wide> b;
+    const Wide three[3] = {{1, 2}, {3, 4}, {5, 6}};
+    b.append(three, 3);
+    a.swap(b);
+    REQUIRE(a.size() == 3);
+    REQUIRE(b.size() == 1000);
+    CHECK(a[2].b == 6);
+    CHECK(b[999].a == 999);
+
+    PodArray<Wide> c(static_cast<PodArray<Wide>&&>(b)); // move: b keeps nothing
+    CHECK(b.empty());
+    CHECK(b.data() == nullptr);
+    CHECK(c.size() == 1000);
+    c = static_cast<PodArray<Wide>&&>(a); // move-assign frees c's buffer (ASan: no leak)
+    CHECK(c.size() == 3);
+    c.resize(5, Wide{7, 7});
+    CHECK(c[4].a == 7);
+    c.assign(three, 2);
+    CHECK(c.size() == 2);
+    c.pop_back();
+    CHECK(c.size() == 1);
+    c.clear();
+    CHECK(c.empty());
+
+    PodRows<uint32_t> rows;
+    CHECK(rows.size() == 0);
+    rows.at_grown(3, 5) = 42; // rows 0..3 made, row 3 grown to six slots
+    REQUIRE(rows.size() == 4);
+    CHECK(rows[0].size() == 0);
+    REQUIRE(rows[3].size() == 6);
+    CHECK(rows[3][5] == 42);
+    CHECK(rows[3][0] == 0); // zero-filled
+    rows.at_grown(3, 9) = 7;
+    CHECK(rows[3][5] == 42); // kept across growth
+    CHECK(rows[3][8] == 0);
+    PodRows<uint32_t> moved(static_cast<PodRows<uint32_t>&&>(rows));
+    CHECK(moved.size() == 4);
+    PodRows<uint32_t> other;
+    other.at_grown(0, 0) = 1;
+    other = static_cast<PodRows<uint32_t>&&>(moved); // frees other's rows
+    CHECK(other[3][9] == 7);
+}

@@ -293,13 +293,9 @@ private:
     }
 
     /// Inserts into the sorted `types` every requirement of `id` it lacks (component_traits).
+    /// Nothing to do (and nothing compiled) while no type with requirements was ever registered.
     static void add_required(TypeSet& types, ComponentTypeID id) {
-        const detail::RequiredList req = detail::required_of(id);
-        for (size_t i = 0; i < req.count; ++i) {
-            auto at = detail::upper_bound_value(types.begin(), types.end(), req.ids[i]);
-            if (at != types.begin() && *(at - 1) == req.ids[i]) continue;
-            types.insert(at, req.ids[i]);
-        }
+        if (const detail::WidenFunc widen = detail::widen_required.load(std::memory_order_acquire)) widen(types, id);
     }
 
     /// Caches the edges between `without` and `with` (= `without` + `id`) in both directions, with

@@ -22,9 +22,11 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "config.hpp"
 #include "construct.hpp"
+#include "detail/algorithms.hpp"
 
 namespace ecs {
 
@@ -403,6 +405,20 @@ inline std::atomic<const RequiredList*> required_lists[ECS_MAX_COMPONENTS] = {};
     return list != nullptr ? *list : RequiredList{};
 }
 
+/// Inserts into the sorted type set `types` every requirement of `id` it lacks.
+inline void widen_by_required(std::vector<ComponentTypeID>& types, ComponentTypeID id) {
+    const RequiredList req = required_of(id);
+    for (size_t i = 0; i < req.count; ++i) {
+        auto at = upper_bound_value(types.begin(), types.end(), req.ids[i]);
+        if (at != types.begin() && *(at - 1) == req.ids[i]) continue;
+        types.insert(at, req.ids[i]);
+    }
+}
+using WidenFunc = void (*)(std::vector<ComponentTypeID>& types, ComponentTypeID id);
+/// widen_by_required, stored by the first type that has requirements (ensure_column_factory). The
+/// archetype graph calls it through here, so a program whose types require nothing never compiles it.
+inline std::atomic<WidenFunc> widen_required{nullptr};
+
 template <typename... Ts>
 struct RequireList {};
 
@@ -493,6 +509,7 @@ ComponentTypeID ensure_column_factory() noexcept {
             info.sparse = detail::is_sparse_v<T>;
             if constexpr (detail::has_requires_v<T>) {
                 static_assert(!detail::is_sparse_v<T>, "ecs::Requires: a sparse component cannot require others");
+                detail::widen_required.store(&detail::widen_by_required, std::memory_order_release);
                 detail::required_lists[tid].store(detail::make_required_list<T>(), std::memory_order_release);
             }
             detail::column_factories[tid].store(&make_column<T>, std::memory_order_release);

@@ -27,8 +27,68 @@ namespace ecs::detail {
 #endif
 }
 
+/// The untyped part of PodArray: ownership, size and growth, compiled once per translation unit
+/// rather than once per element type.
+class PodStore {
+public:
+    PodStore(const PodStore&) = delete;
+    PodStore& operator=(const PodStore&) = delete;
+
+    [[nodiscard]] size_t size() const noexcept { return size_; }
+    [[nodiscard]] size_t capacity() const noexcept { return capacity_; }
+    [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+    /// @pre !empty()
+    void pop_back() noexcept { --size_; }
+    void clear() noexcept { size_ = 0; }
+
+protected:
+    PodStore() noexcept = default;
+    PodStore(PodStore&& other) noexcept : data_(other.data_), size_(other.size_), capacity_(other.capacity_) {
+        other.data_ = nullptr;
+        other.size_ = other.capacity_ = 0;
+    }
+    PodStore& operator=(PodStore&& other) noexcept {
+        if (this != &other) {
+            std::free(data_);
+            data_ = other.data_;
+            size_ = other.size_;
+            capacity_ = other.capacity_;
+            other.data_ = nullptr;
+            other.size_ = other.capacity_ = 0;
+        }
+        return *this;
+    }
+    ~PodStore() { std::free(data_); }
+    void swap_store(PodStore& other) noexcept {
+        void* const data = data_;
+        const size_t size = size_, capacity = capacity_;
+        data_ = other.data_;
+        size_ = other.size_;
+        capacity_ = other.capacity_;
+        other.data_ = data;
+        other.size_ = size;
+        other.capacity_ = capacity;
+    }
+    /// Grows geometrically to hold at least `n` values of `bytes` each.
+    void grow_to(size_t n, size_t bytes) {
+        size_t cap = capacity_ != 0 ? capacity_ * 2 : 16;
+        while (cap < n) cap *= 2;
+        reallocate(cap, bytes);
+    }
+    void reallocate(size_t cap, size_t bytes) {
+        void* p = std::realloc(data_, cap * bytes);
+        if (p == nullptr) out_of_memory();
+        data_ = p;
+        capacity_ = cap;
+    }
+
+    void* data_ = nullptr;
+    size_t size_ = 0;
+    size_t capacity_ = 0;
+};
+
 template <typename T>
-class PodArray {
+class PodArray : public PodStore {
 #if defined(__clang__) // the builtins: the standard traits instantiate a dozen classes per T
     static_assert(__is_trivially_copyable(T) && __is_trivially_destructible(T), "PodArray holds trivially copyable values only");
 #elif defined(__GNUC__)
@@ -40,113 +100,62 @@ class PodArray {
     static_assert(alignof(T) <= alignof(std::max_align_t), "PodArray relies on malloc alignment");
 
 public:
-    PodArray() noexcept = default;
-    PodArray(const PodArray&) = delete;
-    PodArray& operator=(const PodArray&) = delete;
-    PodArray(PodArray&& other) noexcept : data_(other.data_), size_(other.size_), capacity_(other.capacity_) {
-        other.data_ = nullptr;
-        other.size_ = other.capacity_ = 0;
-    }
-    PodArray& operator=(PodArray&& other) noexcept {
-        if (this != &other) {
-            std::free(data_);
-            data_ = other.data_;
-            size_ = other.size_;
-            capacity_ = other.capacity_;
-            other.data_ = nullptr;
-            other.size_ = other.capacity_ = 0;
-        }
-        return *this;
-    }
-    ~PodArray() { std::free(data_); }
-    void swap(PodArray& other) noexcept {
-        T* const data = data_;
-        const size_t size = size_, capacity = capacity_;
-        data_ = other.data_;
-        size_ = other.size_;
-        capacity_ = other.capacity_;
-        other.data_ = data;
-        other.size_ = size;
-        other.capacity_ = capacity;
-    }
+    void swap(PodArray& other) noexcept { swap_store(other); }
 
-    [[nodiscard]] size_t size() const noexcept { return size_; }
-    [[nodiscard]] size_t capacity() const noexcept { return capacity_; }
-    [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
-    [[nodiscard]] T* data() noexcept { return data_; }
-    [[nodiscard]] const T* data() const noexcept { return data_; }
-    [[nodiscard]] T& operator[](size_t i) noexcept { return data_[i]; }
-    [[nodiscard]] const T& operator[](size_t i) const noexcept { return data_[i]; }
-    [[nodiscard]] T* begin() noexcept { return data_; }
-    [[nodiscard]] T* end() noexcept { return data_ + size_; }
-    [[nodiscard]] const T* begin() const noexcept { return data_; }
-    [[nodiscard]] const T* end() const noexcept { return data_ + size_; }
+    [[nodiscard]] T* data() noexcept { return static_cast<T*>(data_); }
+    [[nodiscard]] const T* data() const noexcept { return static_cast<const T*>(data_); }
+    [[nodiscard]] T& operator[](size_t i) noexcept { return static_cast<T*>(data_)[i]; }
+    [[nodiscard]] const T& operator[](size_t i) const noexcept { return static_cast<const T*>(data_)[i]; }
+    [[nodiscard]] T* begin() noexcept { return static_cast<T*>(data_); }
+    [[nodiscard]] T* end() noexcept { return static_cast<T*>(data_) + size_; }
+    [[nodiscard]] const T* begin() const noexcept { return static_cast<const T*>(data_); }
+    [[nodiscard]] const T* end() const noexcept { return static_cast<const T*>(data_) + size_; }
 
     void push_back(const T& value) {
-        if (size_ == capacity_) grow_to(size_ + 1);
-        data_[size_++] = value;
+        if (size_ == capacity_) grow_to(size_ + 1, sizeof(T));
+        static_cast<T*>(data_)[size_++] = value;
     }
     /// @pre size() < capacity()
-    void push_back_unchecked(const T& value) noexcept { data_[size_++] = value; }
+    void push_back_unchecked(const T& value) noexcept { static_cast<T*>(data_)[size_++] = value; }
     /// Appends one uninitialised value and returns it. @pre size() < capacity()
-    T* extend_unchecked() noexcept { return data_ + size_++; }
+    T* extend_unchecked() noexcept { return static_cast<T*>(data_) + size_++; }
     /// Appends the `n` values at `first` (which must not lie in this array).
     void append(const T* first, size_t n) {
-        if (size_ + n > capacity_) grow_to(size_ + n);
-        if (n != 0) std::memcpy(data_ + size_, first, n * sizeof(T));
+        if (size_ + n > capacity_) grow_to(size_ + n, sizeof(T));
+        if (n != 0) std::memcpy(static_cast<T*>(data_) + size_, first, n * sizeof(T));
         size_ += n;
     }
     /// Appends `n` uninitialised values (growing geometrically) and returns the first of them.
     T* extend(size_t n) {
-        if (size_ + n > capacity_) grow_to(size_ + n);
-        T* first = data_ + size_;
+        if (size_ + n > capacity_) grow_to(size_ + n, sizeof(T));
+        T* first = static_cast<T*>(data_) + size_;
         size_ += n;
         return first;
     }
-    /// @pre !empty()
-    void pop_back() noexcept { --size_; }
     /// Replaces the contents with the `n` values at `first`.
     void assign(const T* first, size_t n) {
-        if (n > capacity_) reallocate(n);
+        if (n > capacity_) reallocate(n, sizeof(T));
         if (n != 0) std::memcpy(data_, first, n * sizeof(T));
         size_ = n;
     }
     /// Resizes; new elements are copies of `value`.
     void resize(size_t n, const T& value = T{}) {
-        if (n > capacity_) grow_to(n);
-        for (size_t i = size_; i < n; ++i) data_[i] = value;
+        if (n > capacity_) grow_to(n, sizeof(T));
+        for (size_t i = size_; i < n; ++i) static_cast<T*>(data_)[i] = value;
         size_ = n;
     }
     void assign(size_t n, const T& value) {
         size_ = 0;
         resize(n, value);
     }
-    void clear() noexcept { size_ = 0; }
     void reserve(size_t n) {
-        if (n > capacity_) reallocate(n);
+        if (n > capacity_) reallocate(n, sizeof(T));
     }
     /// Room for `n` more values, growing geometrically: amortised O(1) per value, where reserve(size() + 1)
     /// before every push_back would copy the whole array each time.
     void reserve_more(size_t n) {
-        if (size_ + n > capacity_) grow_to(size_ + n);
+        if (size_ + n > capacity_) grow_to(size_ + n, sizeof(T));
     }
-
-private:
-    void grow_to(size_t n) {
-        size_t cap = capacity_ != 0 ? capacity_ * 2 : 16;
-        while (cap < n) cap *= 2;
-        reallocate(cap);
-    }
-    void reallocate(size_t cap) {
-        void* p = std::realloc(data_, cap * sizeof(T));
-        if (p == nullptr) out_of_memory();
-        data_ = static_cast<T*>(p);
-        capacity_ = cap;
-    }
-
-    T* data_ = nullptr;
-    size_t size_ = 0;
-    size_t capacity_ = 0;
 };
 
 /// Owning array of heap objects (`new`ed by the caller, deleted here): what std::vector<std::unique_ptr<T>>

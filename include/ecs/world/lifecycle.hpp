@@ -204,17 +204,21 @@ ECS_FORCEINLINE Entity World::place_new(Archetype& arch, Entity slot, Vs&&... va
             if constexpr (Reserved) e = spawn_reserved(slot, arch, row);
             else e = spawn(arch, row);
             (construct_mixed<detail::bare_t<Ts>>(arch, row, e, std::forward<Vs>(values)), ...);
-            if (ECS_UNLIKELY(arch.columns.size() != sizeof...(Ts))) { // the pack's requirements came along (or it names sparse types)
-                const ComponentTypeID ids[sizeof...(Ts) + 1] = {component_id<Ts>()..., INVALID_COMPONENT_ID};
-                detail::construct_required(*graph_.empty_archetype(), arch, row, ids, sizeof...(Ts));
+            if constexpr ((detail::has_requires_v<detail::bare_t<Ts>> || ...)) { // else nothing came along
+                if (ECS_UNLIKELY(arch.columns.size() != sizeof...(Ts))) { // the pack's requirements came along
+                    const ComponentTypeID ids[sizeof...(Ts) + 1] = {component_id<Ts>()..., INVALID_COMPONENT_ID};
+                    detail::construct_required(*graph_.empty_archetype(), arch, row, ids, sizeof...(Ts));
+                }
             }
         },
         [&] {
             if (observers_.any_add()) (observers_.fire_on_add(*this, lookup(), e, component_id<Ts>()), ...);
-            if (ECS_UNLIKELY(arch.columns.size() != sizeof...(Ts)) && observers_.any_add()) {
-                const ComponentTypeID ids[sizeof...(Ts) + 1] = {component_id<Ts>()..., INVALID_COMPONENT_ID};
-                detail::for_each_required(*graph_.empty_archetype(), arch, ids, sizeof...(Ts),
-                                          [&](ComponentTypeID r) { observers_.fire_on_add(*this, lookup(), e, r); });
+            if constexpr ((detail::has_requires_v<detail::bare_t<Ts>> || ...)) {
+                if (ECS_UNLIKELY(arch.columns.size() != sizeof...(Ts)) && observers_.any_add()) {
+                    const ComponentTypeID ids[sizeof...(Ts) + 1] = {component_id<Ts>()..., INVALID_COMPONENT_ID};
+                    detail::for_each_required(*graph_.empty_archetype(), arch, ids, sizeof...(Ts),
+                                              [&](ComponentTypeID r) { observers_.fire_on_add(*this, lookup(), e, r); });
+                }
             }
         });
     return e;
