@@ -502,3 +502,61 @@ TEST_CASE("pod arrays: PodArray grows, moves and swaps; PodRows grows rows zero-
     other = static_cast<PodRows<uint32_t>&&>(moved); // frees other's rows
     CHECK(other[3][9] == 7);
 }
+
+namespace {
+/// A value whose constructions and destructions are counted; `text` is a short string (SSO).
+struct CountedItem {
+    static inline int live = 0;
+    std::string text;
+    explicit CountedItem(std::string t = "x") : text(std::move(t)) { ++live; }
+    CountedItem(const CountedItem& o) : text(o.text) { ++live; }
+    ~CountedItem() { --live; }
+};
+} // namespace
+
+TEST_CASE("pod arrays: LazyCopyBox makes its object on first use and copies it through a stored function", "[archetype][pod]") {
+    using ecs::detail::LazyCopyBox;
+    using Items = std::vector<CountedItem>;
+    {
+        LazyCopyBox<Items> a;
+        CHECK(a.get() == nullptr);
+        LazyCopyBox<Items> empty_copy(a); // nothing made, nothing to copy
+        CHECK(empty_copy.get() == nullptr);
+        a.create().emplace_back("one");
+        a.create().emplace_back("two"); // the same object
+        REQUIRE(a.get() != nullptr);
+        CHECK(a->size() == 2);
+        CHECK(CountedItem::live == 2);
+
+        LazyCopyBox<Items> b(a); // a deep copy
+        REQUIRE(b.get() != nullptr);
+        CHECK(b.get() != a.get());
+        CHECK((*b)[1].text == "two");
+        CHECK(CountedItem::live == 4);
+
+        LazyCopyBox<Items> c;
+        c.create().emplace_back("three");
+        CHECK(CountedItem::live == 5);
+        c = b; // copy-assign: two copies made, c's old item destroyed
+        CHECK(CountedItem::live == 6);
+        CHECK(c->size() == 2);
+        const LazyCopyBox<Items>& same = c;
+        c = same; // self-assignment keeps it
+        CHECK(c->size() == 2);
+        CHECK(CountedItem::live == 6);
+
+        LazyCopyBox<Items> d(std::move(c)); // moves the pointer
+        CHECK(c.get() == nullptr);
+        CHECK(CountedItem::live == 6);
+        d.swap(a); // a holds c's former list, d a's
+        CHECK((*d)[0].text == "one");
+        CHECK(CountedItem::live == 6);
+        a = std::move(empty_copy); // a's list destroyed, a now empty
+        CHECK(a.get() == nullptr);
+        CHECK(CountedItem::live == 4);
+        d.reset();
+        CHECK(d.get() == nullptr);
+        CHECK(CountedItem::live == 2); // b's copies
+    }
+    CHECK(CountedItem::live == 0);
+}

@@ -445,7 +445,7 @@ public:
      * in lockstep, by swaps along the permutation's cycles). `placed` is scratch space. The caller
      * updates the records of every row.
      */
-    void permute(const std::vector<uint32_t>& order, std::vector<uint8_t>& placed) {
+    void permute(const std::vector<uint32_t>& order, detail::PodArray<uint8_t>& placed) {
         const size_t n = order.size();
         placed.assign(n, 0);
         for (size_t i = 0; i < n; ++i) {

@@ -198,14 +198,15 @@ public:
                 return nullptr;
             if (src.has(id)) continue;
             auto at = detail::upper_bound_value(types.begin(), types.end(), id);
-            if (at == types.begin() || *(at - 1) != id) types.insert(at, id); // else an earlier one required it
+            if (at == types.begin() || *(at - 1) != id) // else an earlier one required it
+                detail::insert_at(types, static_cast<size_t>(at - types.begin()), id);
             changed = true;
             add_required(types, id);
         }
         for (size_t i = 0; i < remove_count; ++i) {
             auto at = detail::find_value(types.begin(), types.end(), removed[i]);
             if (at == types.end()) continue;
-            types.erase(at);
+            detail::erase_at(types, static_cast<size_t>(at - types.begin()));
             changed = true;
         }
         return changed ? find_or_create(types) : &src;
@@ -277,7 +278,7 @@ private:
         if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::add: more than ECS_MAX_COMPONENTS component types in use"))
             return nullptr;
         TypeSet types = src.types;
-        types.insert(detail::upper_bound_value(types.begin(), types.end(), id), id);
+        detail::insert_at(types, static_cast<size_t>(detail::upper_bound_value(types.begin(), types.end(), id) - types.begin()), id);
         add_required(types, id); // the same migration adds what `id` requires (component_traits)
         Archetype* dst = find_or_create(types); // may push to archetypes_, never moves `src`
         if (dst != nullptr) link(src, *dst, id);
@@ -286,7 +287,7 @@ private:
 
     ECS_NOINLINE Archetype* remove_target_slow(Archetype& src, ComponentTypeID id) {
         TypeSet types = src.types;
-        types.erase(detail::find_value(types.begin(), types.end(), id));
+        detail::erase_at(types, static_cast<size_t>(detail::find_value(types.begin(), types.end(), id) - types.begin()));
         Archetype* dst = find_or_create(types);
         link(*dst, src, id);
         return dst;

@@ -411,7 +411,7 @@ inline void widen_by_required(std::vector<ComponentTypeID>& types, ComponentType
     for (size_t i = 0; i < req.count; ++i) {
         auto at = upper_bound_value(types.begin(), types.end(), req.ids[i]);
         if (at != types.begin() && *(at - 1) == req.ids[i]) continue;
-        types.insert(at, req.ids[i]);
+        insert_at(types, static_cast<size_t>(at - types.begin()), req.ids[i]);
     }
 }
 using WidenFunc = void (*)(std::vector<ComponentTypeID>& types, ComponentTypeID id);

@@ -32,6 +32,7 @@
 
 #include "change_detection.hpp"
 #include "config.hpp"
+#include "detail/algorithms.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
 
@@ -283,7 +284,12 @@ public:
     [[nodiscard]] std::vector<uint32_t> free_list() const {
         std::vector<uint32_t> list;
         for (uint32_t i = free_head_; i != 0 && list.size() < records_.size(); i = records_[i].row) list.push_back(i);
-        return std::vector<uint32_t>(list.rbegin(), list.rend());
+        for (size_t i = 0, j = list.size(); i + 1 < j; ++i, --j) { // reversed in place
+            const uint32_t slot = list[i];
+            list[i] = list[j - 1];
+            list[j - 1] = slot;
+        }
+        return list;
     }
     /// Replaces the free list (`slots.back()` is reused first). @pre every slot is in range, dead and
     /// listed once.
@@ -427,7 +433,7 @@ public:
             records_[slot].generation = next_generation(records_[slot].generation);
         }
         const std::vector<uint32_t> freed = other.free_list();
-        slots.insert(slots.end(), freed.begin(), freed.end());
+        detail::append_range(slots, freed.begin(), freed.end());
         set_free_list(slots);
     }
     /// Forgets every slot: the state of a new world (slot 0 only, empty free list, no reservation).
@@ -449,7 +455,8 @@ public:
     [[nodiscard]] bool check(size_t live) const {
         if (live != alive_count() || records_.empty() || records_[0].archetype != nullptr) return false;
         size_t free_slots = 0;
-        std::vector<uint8_t> seen(records_.size(), 0);
+        detail::PodArray<uint8_t> seen;
+        seen.assign(records_.size(), 0);
         for (uint32_t index = free_head_; index != 0; index = records_[index].row) {
             if (index >= records_.size() || seen[index] || records_[index].archetype != nullptr) return false;
             seen[index] = 1;

@@ -191,12 +191,17 @@ public:
      *        order they were appended. Returns this prefab, for chaining.
      * Complexity: O(1) amortised (a child is stored by value; copying a prefab copies its tree).
      */
+    template <typename = void> // the list of children is compiled only where a child is appended
     Prefab& child(Prefab child) {
-        children_.push_back(std::move(child));
+        children_.create().push_back(std::move(child));
         return *this;
     }
     /// @brief The child templates, in the order child() appended them.
-    [[nodiscard]] const std::vector<Prefab>& children() const noexcept { return children_; }
+    template <typename = void>
+    [[nodiscard]] const std::vector<Prefab>& children() const noexcept {
+        static const std::vector<Prefab> none;
+        return children_.get() != nullptr ? *children_ : none;
+    }
 
     /// @brief Number of component types in the prefab.
     [[nodiscard]] size_t component_count() const noexcept { return entries_.size(); }
@@ -298,7 +303,7 @@ public:
             next.entries_.push_back(entry);
         }
         if (replaced == nullptr && !is_sparse_id(id)) { // a sparse default is not part of the archetype
-            next.types_.insert(detail::upper_bound_value(next.types_.begin(), next.types_.end(), id), id);
+            detail::insert_at(next.types_, static_cast<size_t>(detail::upper_bound_value(next.types_.begin(), next.types_.end(), id) - next.types_.begin()), id);
             if (id < ECS_MAX_COMPONENTS) next.mask_.set(id);
             else next.maskable_ = false;
         }
@@ -408,7 +413,9 @@ private:
     /// is safe. Atomic so that threads instantiating one const prefab into different worlds do not
     /// race.
     mutable std::atomic<uint32_t> archetype_hint_{NO_HINT};
-    std::vector<Prefab> children_; ///< child templates (child()), instantiated under this one
+    /// Child templates (child()), instantiated under this one; made by the first child(), so a
+    /// program without prefab trees never compiles the list's copy and destruction.
+    detail::LazyCopyBox<std::vector<Prefab>> children_;
 };
 
 namespace detail {
@@ -420,13 +427,17 @@ struct PrefabAccess {
         return instantiate_at(world, INVALID_ENTITY, prefab, std::forward<Os>(overrides)...);
     }
 
+    static bool has_children(const Prefab& prefab) noexcept {
+        return prefab.children_.get() != nullptr && !prefab.children_->empty();
+    }
+
     /// instantiate() at a new slot (`slot` is INVALID_ENTITY) or at the reserved handle `slot`
     /// (World::DeferredProxy::instantiate; nothing is created when it is no longer reserved), then
     /// the prefab's child templates under it.
     template <typename... Os>
     static Entity instantiate_at(World& world, Entity slot, const Prefab& prefab, Os&&... overrides) {
         const Entity root = instantiate_node(world, slot, prefab, std::forward<Os>(overrides)...);
-        if (!prefab.children_.empty() && root != INVALID_ENTITY) build_children(world, root, prefab);
+        if (has_children(prefab) && root != INVALID_ENTITY) build_children(world, root, prefab);
         return root;
     }
 
@@ -435,12 +446,12 @@ struct PrefabAccess {
     template <typename = void> // compiled only where a prefab is instantiated
     static void build_children(World& world, Entity parent, const Prefab& prefab) {
         std::vector<Entity> made;
-        made.reserve(prefab.children_.size());
-        for (const Prefab& child : prefab.children_) {
+        made.reserve(prefab.children_->size());
+        for (const Prefab& child : *prefab.children_) {
             const Entity e = instantiate_node(world, INVALID_ENTITY, child, Parent{parent});
             if (e == INVALID_ENTITY) continue;
             made.push_back(e);
-            if (!child.children_.empty()) build_children(world, e, child);
+            if (has_children(child)) build_children(world, e, child);
         }
         if (made.empty() || !world.alive(parent)) return; // a hook may have destroyed it
         if (Children* list = world.try_get<Children>(parent)) list->entities.insert(list->entities.end(), made.begin(), made.end());
@@ -584,9 +595,10 @@ private:
         // The union is built in a per-thread scratch TypeSet that keeps its capacity: a miss on a
         // warm thread allocates nothing either.
         thread_local TypeSet scratch;
-        scratch.assign(prefab.types_.begin(), prefab.types_.end());
+        scratch = prefab.types_; // keeps the scratch's capacity
         for (size_t i = 0; i < n; ++i)
-            if (flagged[i]) scratch.insert(detail::upper_bound_value(scratch.begin(), scratch.end(), extra[i]), extra[i]);
+            if (flagged[i])
+                detail::insert_at(scratch, static_cast<size_t>(detail::upper_bound_value(scratch.begin(), scratch.end(), extra[i]) - scratch.begin()), extra[i]);
         Archetype* found = WorldAccess::find_or_create_archetype(world, scratch);
         if (found != nullptr) hint.store(found->id, std::memory_order_relaxed);
         return found;

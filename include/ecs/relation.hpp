@@ -627,7 +627,7 @@ private:
     /// Sorts each archetype's rows by depth (stable), from the order compute() left in rows_.
     void sort_rows(PodArray<EntityRecord>& records) {
         std::vector<uint32_t> order;
-        std::vector<uint8_t> placed;
+        PodArray<uint8_t> placed;
         for (size_t a = 0; a < archetypes_.size(); ++a) {
             Archetype& arch = *archetypes_[a];
             order.clear();

@@ -48,6 +48,27 @@ It upper_bound_value(It first, It last, const T& value) {
     return first;
 }
 
+/// v.insert(v.begin() + pos, value) by push_back and a shift, so that a translation unit compiles no
+/// vector::insert (with its helpers) for the type sets it edits. `value` is taken by copy: it may be
+/// an element of `v`.
+template <typename Vec, typename T>
+void insert_at(Vec& v, size_t pos, T value) {
+    v.push_back(value);
+    for (size_t i = v.size() - 1; i > pos; --i) v[i] = v[i - 1];
+    v[pos] = value;
+}
+/// v.erase(v.begin() + pos) by a shift and pop_back. @pre pos < v.size()
+template <typename Vec>
+void erase_at(Vec& v, size_t pos) {
+    for (size_t i = pos + 1; i < v.size(); ++i) v[i - 1] = v[i];
+    v.pop_back();
+}
+/// v.insert(v.end(), first, last) by push_back (`[first, last)` must not lie in `v`).
+template <typename Vec, typename It>
+void append_range(Vec& v, It first, It last) {
+    for (; first != last; ++first) v.push_back(*first);
+}
+
 /// std::sort: [first, last) ordered by `less`. A heap sort: in place, O(n log n) comparisons at
 /// worst (a hostile file cannot make it quadratic), not stable.
 template <typename It, typename Less>

@@ -158,10 +158,6 @@ public:
     }
 };
 
-/// Owning array of heap objects (`new`ed by the caller, deleted here): what std::vector<std::unique_ptr<T>>
-/// does, with a fraction of the functions for every translation unit to compile. The objects are
-/// deleted through a function that the first push_back / set stores, so an array that a translation
-/// unit never fills does not compile `T`'s destructor there.
 /// Growable rows of trivially copyable values: `rows[i][k]`. A row grows (zero-filled) when a slot
 /// past its end is written through at_grown(). Lighter to compile than a std::vector of PodArrays.
 template <typename T>
@@ -211,6 +207,10 @@ private:
     PodArray<Row> rows_;
 };
 
+/// Owning array of heap objects (`new`ed by the caller, deleted here): what std::vector<std::unique_ptr<T>>
+/// does, with a fraction of the functions for every translation unit to compile. The objects are
+/// deleted through a function that the first push_back / set stores, so an array that a translation
+/// unit never fills does not compile `T`'s destructor there.
 template <typename T>
 class OwnedArray {
 public:
@@ -398,10 +398,66 @@ public:
         p_ = nullptr;
         destroy_(p);
     }
+    void swap(LazyBox& other) noexcept {
+        T* const p = p_;
+        void (*const destroy)(T*) noexcept = destroy_;
+        p_ = other.p_;
+        destroy_ = other.destroy_;
+        other.p_ = p;
+        other.destroy_ = destroy;
+    }
 
-private:
+protected:
     T* p_ = nullptr;
     void (*destroy_)(T*) noexcept = nullptr;
+};
+
+/// A LazyBox that copies: create() also stores the function that copies the object, so a translation
+/// unit that copies an owner whose box another translation unit filled calls through that pointer, and
+/// one that never calls create() compiles neither T's copy constructor nor its destructor.
+template <typename T>
+class LazyCopyBox : public LazyBox<T> {
+public:
+    LazyCopyBox() noexcept = default;
+    LazyCopyBox(const LazyCopyBox& other) : LazyBox<T>(), clone_(other.clone_) {
+        if (other.p_ == nullptr) return;
+        this->p_ = other.clone_(*other.p_);
+        this->destroy_ = other.destroy_;
+    }
+    LazyCopyBox(LazyCopyBox&&) noexcept = default;
+    LazyCopyBox& operator=(const LazyCopyBox& other) {
+        if (this != &other) {
+            LazyCopyBox copy(other);
+            swap(copy);
+        }
+        return *this;
+    }
+    LazyCopyBox& operator=(LazyCopyBox&& other) noexcept {
+        if (this != &other) {
+            this->reset();
+            swap(other);
+        }
+        return *this;
+    }
+    ~LazyCopyBox() = default;
+
+    void swap(LazyCopyBox& other) noexcept {
+        LazyBox<T>::swap(other);
+        T* (*const clone)(const T&) = clone_;
+        clone_ = other.clone_;
+        other.clone_ = clone;
+    }
+    /// The object, default-constructed on the first call.
+    T& create() {
+        if (this->p_ == nullptr) {
+            LazyBox<T>::create();
+            clone_ = [](const T& v) { return new T(v); };
+        }
+        return *this->p_;
+    }
+
+private:
+    T* (*clone_)(const T&) = nullptr;
 };
 
 /// Sole owner of one heap array (`new T[n]`): what std::unique_ptr<T[]> does.

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../detail/algorithms.hpp"
 #include "../detail/message.hpp"
 #include "../detail/world_access.hpp"
 #include "world_class.hpp"
@@ -73,7 +74,7 @@ struct WorldCloner {
             r.generation = EntityIndex::next_generation(r.generation);
         }
         const std::vector<uint32_t> freed = WorldAccess::free_list(src);
-        free_list.insert(free_list.end(), freed.begin(), freed.end());
+        append_range(free_list, freed.begin(), freed.end());
         WorldAccess::set_free_list(out, free_list);
         WorldAccess::set_alive_count(out, src.count());
         WorldAccess::names(out).copy_from(WorldAccess::names(src));

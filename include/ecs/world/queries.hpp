@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../detail/algorithms.hpp"
+#include "../detail/pod_array.hpp"
 #include "world_class.hpp"
 
 namespace ecs {
@@ -99,7 +100,7 @@ inline void World::sort(Compare&& cmp) {
     if constexpr (!detail::is_tag_v<C>) {
         std::vector<uint32_t> order;
         std::vector<uint32_t> scratch; // the merge buffer
-        std::vector<uint8_t> placed;
+        detail::PodArray<uint8_t> placed;
         for (Archetype* arch : cache_of<detail::TypeList<C>, detail::TypeList<>>().archetypes) {
             const size_t n = arch->size();
             if (n < 2) continue;
