@@ -3481,8 +3481,14 @@ TEST_CASE(model_test_name, "[model]") {
     if (seed_env >= 0) {
         run_model(static_cast<uint64_t>(seed_env), steps, &total);
     } else {
-        // Four seeds: seed % 4 picks the hook set-up (3: never registered, 2: counting only).
-        for (uint64_t seed = 1; seed <= 4; ++seed) run_model(seed, steps, &total);
+        // Four seeds: seed % 4 picks the hook set-up (3: never registered, 2: counting only). Two
+        // sections, so that ctest runs the halves side by side (tests/CMakeLists.txt).
+        SECTION("seeds 1 and 2") {
+            for (uint64_t seed = 1; seed <= 2; ++seed) run_model(seed, steps, &total);
+        }
+        SECTION("seeds 3 and 4") {
+            for (uint64_t seed = 3; seed <= 4; ++seed) run_model(seed, steps, &total);
+        }
     }
     CHECK(total > 0);
 }
