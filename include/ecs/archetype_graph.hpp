@@ -278,7 +278,7 @@ private:
         if (!ECS_CHECK(id < ECS_MAX_COMPONENTS, "World::add: more than ECS_MAX_COMPONENTS component types in use"))
             return nullptr;
         TypeSet types = src.types;
-        detail::insert_at(types, static_cast<size_t>(detail::upper_bound_value(types.begin(), types.end(), id) - types.begin()), id);
+        detail::insert_sorted(types, id);
         add_required(types, id); // the same migration adds what `id` requires (component_traits)
         Archetype* dst = find_or_create(types); // may push to archetypes_, never moves `src`
         if (dst != nullptr) link(src, *dst, id);

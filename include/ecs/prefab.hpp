@@ -303,7 +303,7 @@ public:
             next.entries_.push_back(entry);
         }
         if (replaced == nullptr && !is_sparse_id(id)) { // a sparse default is not part of the archetype
-            detail::insert_at(next.types_, static_cast<size_t>(detail::upper_bound_value(next.types_.begin(), next.types_.end(), id) - next.types_.begin()), id);
+            detail::insert_sorted(next.types_, id);
             if (id < ECS_MAX_COMPONENTS) next.mask_.set(id);
             else next.maskable_ = false;
         }
@@ -597,8 +597,7 @@ private:
         thread_local TypeSet scratch;
         scratch = prefab.types_; // keeps the scratch's capacity
         for (size_t i = 0; i < n; ++i)
-            if (flagged[i])
-                detail::insert_at(scratch, static_cast<size_t>(detail::upper_bound_value(scratch.begin(), scratch.end(), extra[i]) - scratch.begin()), extra[i]);
+            if (flagged[i]) detail::insert_sorted(scratch, extra[i]);
         Archetype* found = WorldAccess::find_or_create_archetype(world, scratch);
         if (found != nullptr) hint.store(found->id, std::memory_order_relaxed);
         return found;

@@ -57,6 +57,11 @@ void insert_at(Vec& v, size_t pos, T value) {
     for (size_t i = v.size() - 1; i > pos; --i) v[i] = v[i - 1];
     v[pos] = value;
 }
+/// Inserts `value` into sorted `v` after the elements not greater than it (std::upper_bound's place).
+template <typename Vec, typename T>
+void insert_sorted(Vec& v, T value) {
+    insert_at(v, static_cast<size_t>(upper_bound_value(v.begin(), v.end(), value) - v.begin()), value);
+}
 /// v.erase(v.begin() + pos) by a shift and pop_back. @pre pos < v.size()
 template <typename Vec>
 void erase_at(Vec& v, size_t pos) {
