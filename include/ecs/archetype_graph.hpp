@@ -30,6 +30,8 @@ namespace ecs {
 
 namespace detail {
 
+struct EnabledWalk; // detail/row_filters.hpp: the query runs of a world where some bit may be set
+
 /// Process-wide dense slot number per create_with pack, so each World finds the pack's archetype by
 /// indexing an array (no hashing, no allocation on the hot path).
 inline std::atomic<uint32_t> next_pack_slot{0};
@@ -245,8 +247,16 @@ public:
     // -- enable bits (enable.hpp) ---------------------------------------------------------------------
 
     /// Records that some row of this world may hold a disabled bit (sticky): called before a bit is
-    /// set. Until then query runs skip every per-archetype enable test.
-    ECS_FORCEINLINE void note_disabled() noexcept { any_disabled_ = true; }
+    /// set. Until then query runs skip every per-archetype enable test. The first call also stores
+    /// the walk those runs take from then on (`Walk::arm`): a program that never disables anything
+    /// never compiles that walk. A template so that `Walk` is complete where it is used.
+    template <typename Walk = detail::EnabledWalk>
+    ECS_FORCEINLINE void note_disabled() noexcept {
+        if (ECS_UNLIKELY(!any_disabled_)) {
+            any_disabled_ = true;
+            Walk::arm();
+        }
+    }
     /// False while no bit was ever set in this world (queries take the plain path).
     [[nodiscard]] ECS_FORCEINLINE bool may_have_disabled() const noexcept { return any_disabled_; }
 

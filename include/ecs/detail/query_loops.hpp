@@ -179,46 +179,29 @@ void run_run(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent
     run_rows_absent<WithEntity, Terms...>(fn, a, begin, count, absent, std::index_sequence_for<Terms...>{});
 }
 
-/// run_run as a visitor of EnableRowTest::runs. One type for both callers below, so the runs are
-/// compiled once per query.
-template <bool WithEntity, typename Func, typename... Terms>
-struct RunVisitor {
-    Func& fn;
-    void operator()(Archetype& a, size_t begin, size_t count, uint64_t absent) const {
-        run_run<WithEntity, Terms...>(fn, a, begin, count, absent);
-    }
-};
-
-/// The rows of one archetype with disabled rows, run by run.
-template <bool WithEntity, typename... Terms, typename Func>
-ECS_NOINLINE void run_archetype_filtered(const QueryCache& q, Archetype& arch, Func& fn) {
-    EnableRowTest test;
-    if (!test.prepare(q, arch)) return;
-    RunVisitor<WithEntity, Func, Terms...> visit{fn};
-    test.runs(arch, 0, arch.size(), visit);
-}
-
-/// run_query in a world where some bit may be set: archetypes with disabled rows run by run, and
-/// candidates (archetypes holding a Without type) join in while they hold disabled rows.
-template <bool WithEntity, typename... Terms, typename Func>
-ECS_NOINLINE void run_query_enabled(const QueryCache& q, Func& fn) {
-    if (q.candidates_active()) { // a Without type is disabled somewhere
-        RunVisitor<WithEntity, Func, Terms...> visit{fn};
-        for_each_run(q, visit);
-        return;
-    }
-    for (Archetype* a : q.archetypes) {
-        Archetype& arch = *a;
-        const size_t n = arch.size();
-        if (n == 0) continue;
-        if (arch.enable.any()) { // disabled rows here: run by run
-            run_archetype_filtered<WithEntity, Terms...>(q, arch, fn);
-            continue;
+/// The query's part of the enable-aware walk (EnabledWalk in row_filters.hpp): the callback over each
+/// run of a batch, the mutable terms stamped first. `fn` points at a pointer to the callback. The
+/// term columns are looked up once per archetype, not once per run.
+template <bool WithEntity, typename Func, typename... Terms, size_t... Is>
+ECS_FORCEINLINE void run_batch_impl(Func& fn, const EnabledRun* runs, size_t n, std::index_sequence<Is...> seq) {
+    const Archetype* arch = nullptr;
+    ValuesOf<term_pointer_t<Terms>...> columns{};
+    for (size_t i = 0; i < n; ++i) {
+        const EnabledRun r = runs[i];
+        if (r.arch != arch) {
+            arch = r.arch;
+            columns = ValuesOf<term_pointer_t<Terms>...>(term_column<Terms>(*r.arch)...);
         }
         if constexpr (!(TermTraits<Terms>::read_only && ...))
-            if (ECS_UNLIKELY(arch.ticks.active())) touch_terms<Terms...>(arch, 0, n);
-        run_rows<WithEntity, Terms...>(fn, n, arch.entities.data(), term_column<Terms>(arch)...);
+            if (r.arch->ticks.active()) touch_terms_present<Terms...>(*r.arch, r.begin, r.count, r.absent, seq);
+        run_rows<WithEntity, Terms...>(fn, r.count, r.arch->entities.data() + r.begin,
+                                       (((r.absent >> Is) & 1u) ? term_pointer_t<Terms>(nullptr)
+                                                                : term_offset<Terms>(columns.template get<Is>(), r.begin))...);
     }
+}
+template <bool WithEntity, typename Func, typename... Terms>
+void run_batch(void* fn, const EnabledRun* runs, size_t n) {
+    run_batch_impl<WithEntity, Func, Terms...>(**static_cast<Func**>(fn), runs, n, std::index_sequence_for<Terms...>{});
 }
 
 /**
@@ -547,8 +530,9 @@ void run_query(const ArchetypeGraph& graph, const QueryCache& q, uint32_t* depth
             return;
         }
     }
-    if (ECS_UNLIKELY(graph.may_have_disabled())) {
-        run_query_enabled<WithEntity, Terms...>(q, fn);
+    if (ECS_UNLIKELY(graph.may_have_disabled())) { // run by run, through a function the first disable stored
+        Func* callback = &fn; // Func may be a function type or const: erased as a pointer to this pointer
+        EnabledWalk::walk(q, &run_batch<WithEntity, Func, Terms...>, &callback);
         return;
     }
     Archetype* const* archs = q.archetypes.data();

@@ -14,6 +14,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -305,6 +306,80 @@ void for_each_run(const QueryCache& q, Visit&& visit) {
         if (test.prepare(q, a)) test.runs(a, 0, n, visit);
     });
 }
+
+/// One run of rows a query visits: `count` rows of `arch` from row `begin`; bit t of `absent` is set
+/// when Optional term t is disabled on them.
+struct EnabledRun {
+    Archetype* arch;
+    size_t begin;
+    size_t count;
+    uint64_t absent;
+};
+
+/// Runs a query's callback (`fn`, its type erased) over `n` runs, in order: the one part of the walk
+/// below that is compiled per query.
+using RunBatch = void (*)(void* fn, const EnabledRun* runs, size_t n);
+
+/**
+ * @brief The runs of a query in a world where some enable bit may be set, compiled once for every
+ *        query and reached through a stored function.
+ *
+ * The world's first `ArchetypeGraph::note_disabled()` calls `arm()`, before any bit is set; query runs
+ * call `walk()` only while `may_have_disabled()`, so the function is stored whenever it is called.
+ * A program that never disables anything never compiles `run` or the row test: every file that
+ * includes the library is cheaper to compile. Archetypes with disabled rows go run by run
+ * (EnableRowTest), the others whole; the runs reach the query's RunBatch 8 at a time (measured: 64
+ * or 256 were slower on runs of one row, 2 or 4 no faster on long runs). Whether a run sees a toggle
+ * its own callbacks make to rows it has not reached is unspecified, as for every enable-aware run.
+ */
+struct EnabledWalk {
+    using Fn = void (*)(const QueryCache& q, RunBatch batch, void* fn);
+
+    static void arm() noexcept {
+        if (stored.load(std::memory_order_relaxed) == nullptr) stored.store(&run, std::memory_order_release);
+    }
+    /// @pre arm() ran: the world's may_have_disabled().
+    static void walk(const QueryCache& q, RunBatch batch, void* fn) { stored.load(std::memory_order_acquire)(q, batch, fn); }
+
+private:
+    static inline std::atomic<Fn> stored{nullptr};
+
+    struct Batcher {
+        static constexpr size_t CAPACITY = 8;
+        Batcher(RunBatch b, void* f) noexcept : batch(b), fn(f) {}
+        RunBatch batch;
+        void* fn;
+        size_t n = 0;
+        EnabledRun runs[CAPACITY]; // written before read: not initialised
+        void operator()(Archetype& a, size_t begin, size_t count, uint64_t absent) {
+            if (n == CAPACITY) flush();
+            runs[n++] = EnabledRun{&a, begin, count, absent};
+        }
+        void flush() {
+            if (n != 0) batch(fn, runs, n);
+            n = 0;
+        }
+    };
+
+    static void run(const QueryCache& q, RunBatch batch, void* fn) {
+        Batcher b(batch, fn);
+        if (q.candidates_active()) { // a Without type is disabled somewhere: candidates join in
+            for_each_run(q, b);
+        } else {
+            for (Archetype* a : q.archetypes) {
+                const size_t n = a->size();
+                if (n == 0) continue;
+                if (!a->enable.any()) {
+                    b(*a, 0, n, 0);
+                    continue;
+                }
+                EnableRowTest test;
+                if (test.prepare(q, *a)) test.runs(*a, 0, n, b);
+            }
+        }
+        b.flush();
+    }
+};
 
 // -- the row-by-row path of sparse types (sparse.hpp) ---------------------------------------------------
 
