@@ -181,7 +181,8 @@ void run_run(Func& fn, Archetype& a, size_t begin, size_t count, uint64_t absent
 
 /// The query's part of the enable-aware walk (EnabledWalk in row_filters.hpp): the callback over each
 /// run of a batch, the mutable terms stamped first. `fn` points at a pointer to the callback. The
-/// term columns are looked up once per archetype, not once per run.
+/// term columns are looked up once per archetype, not once per run; one row loop (CachedColumns
+/// would compile two per query).
 template <bool WithEntity, typename Func, typename... Terms, size_t... Is>
 ECS_FORCEINLINE void run_batch_impl(Func& fn, const EnabledRun* runs, size_t n, std::index_sequence<Is...> seq) {
     const Archetype* arch = nullptr;

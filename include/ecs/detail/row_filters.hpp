@@ -363,20 +363,7 @@ private:
 
     static void run(const QueryCache& q, RunBatch batch, void* fn) {
         Batcher b(batch, fn);
-        if (q.candidates_active()) { // a Without type is disabled somewhere: candidates join in
-            for_each_run(q, b);
-        } else {
-            for (Archetype* a : q.archetypes) {
-                const size_t n = a->size();
-                if (n == 0) continue;
-                if (!a->enable.any()) {
-                    b(*a, 0, n, 0);
-                    continue;
-                }
-                EnableRowTest test;
-                if (test.prepare(q, *a)) test.runs(*a, 0, n, b);
-            }
-        }
+        for_each_run(q, b);
         b.flush();
     }
 };
