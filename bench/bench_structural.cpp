@@ -300,8 +300,7 @@ ECS_BENCH_RANGE(BM_AddRemove);
 /// ({Position, Velocity} and {Position, Velocity, Health}) with row -> handle lists and a handle ->
 /// (table, row) record; each step appends the row to the other table and swap-removes it from its
 /// own. This is what an archetype migration costs when every type is known at compile time.
-void BM_Raw_AddRemove(benchmark::State& state) {
-    const size_t n = arg_n(state);
+struct RawMigrations {
     struct Table {
         std::vector<Position> p;
         std::vector<Velocity> v;
@@ -313,21 +312,24 @@ void BM_Raw_AddRemove(benchmark::State& state) {
         uint32_t row;
     };
     Table tables[2];
-    std::vector<Record> records(n);
-    for (Table& t : tables) {
-        t.p.reserve(n);
-        t.v.reserve(n);
-        t.h.reserve(n);
-        t.handle.reserve(n);
+    std::vector<Record> records;
+
+    explicit RawMigrations(size_t n) : records(n) {
+        for (Table& t : tables) {
+            t.p.reserve(n);
+            t.v.reserve(n);
+            t.h.reserve(n);
+            t.handle.reserve(n);
+        }
+        for (size_t i = 0; i < n; ++i) {
+            tables[0].p.push_back(position_of(i));
+            tables[0].v.push_back(velocity_of(i));
+            tables[0].handle.push_back(static_cast<uint32_t>(i));
+            records[i] = Record{0, static_cast<uint32_t>(i)};
+        }
     }
-    for (size_t i = 0; i < n; ++i) {
-        tables[0].p.push_back(position_of(i));
-        tables[0].v.push_back(velocity_of(i));
-        tables[0].handle.push_back(static_cast<uint32_t>(i));
-        records[i] = Record{0, static_cast<uint32_t>(i)};
-    }
-    // Moves handle `e` from its table to table `to`, appending its row there and closing the hole.
-    const auto migrate = [&](uint32_t e, uint32_t to) {
+    /// Moves handle `e` from its table to table `to`, appending its row there and closing the hole.
+    void migrate(uint32_t e, uint32_t to) {
         Record& r = records[e];
         Table& src = tables[r.table];
         Table& dst = tables[to];
@@ -349,19 +351,35 @@ void BM_Raw_AddRemove(benchmark::State& state) {
         records[moved].row = row;
         src.handle.pop_back();
         r = Record{to, static_cast<uint32_t>(dst.handle.size() - 1)};
-    };
+    }
+    /// migrate() as a call of its own, as World::add and World::remove are.
+    ECS_NOINLINE void migrate_call(uint32_t e, uint32_t to) { migrate(e, to); }
+};
+
+/// `Separate`: each migration is a call of its own, as World::add and World::remove are. Otherwise
+/// both are inlined into the loop body and the compiler may merge them (g++ -O3: 157 instructions a
+/// pair inlined, 194 as two calls; World's add + remove: 293).
+template <bool Separate>
+void raw_add_remove(benchmark::State& state) {
+    const size_t n = arg_n(state);
+    RawMigrations m(n);
     for (auto _ : state) {
         for (size_t i = 0; i < n; ++i) {
             const auto e = static_cast<uint32_t>(i);
-            migrate(e, 1);
-            tables[1].h.push_back(Health{100, 100});
-            migrate(e, 0);
+            if constexpr (Separate) m.migrate_call(e, 1);
+            else m.migrate(e, 1);
+            m.tables[1].h.push_back(Health{100, 100});
+            if constexpr (Separate) m.migrate_call(e, 0);
+            else m.migrate(e, 0);
         }
-        benchmark::DoNotOptimize(tables[0].p.data());
+        benchmark::DoNotOptimize(m.tables[0].p.data());
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
+void BM_Raw_AddRemove(benchmark::State& state) { raw_add_remove<false>(state); }
 ECS_BENCH_RANGE(BM_Raw_AddRemove);
+void BM_Raw_AddRemoveCalls(benchmark::State& state) { raw_add_remove<true>(state); }
+ECS_BENCH_RANGE(BM_Raw_AddRemoveCalls);
 
 // --- multi-type add / remove: one migration for three types vs one single-type migration ----------
 // Each pass moves every entity of {Position, Velocity} once; the opposite pass restores the world
