@@ -54,10 +54,12 @@ using TypeSet = std::vector<ComponentTypeID>;
 
 /// Hash functor for TypeSet keys (FNV-1a over the ids).
 struct TypeSetHash {
-    [[nodiscard]] size_t operator()(const TypeSet& set) const noexcept {
+    [[nodiscard]] size_t operator()(const TypeSet& set) const noexcept { return of(set.data(), set.size()); }
+    /// The hash of the `count` ids at `ids` (the same as of a TypeSet holding them).
+    [[nodiscard]] static size_t of(const ComponentTypeID* ids, size_t count) noexcept {
         uint64_t h = 1469598103934665603ull;
-        for (ComponentTypeID id : set) {
-            h ^= id;
+        for (size_t i = 0; i < count; ++i) {
+            h ^= ids[i];
             h *= 1099511628211ull;
         }
         return static_cast<size_t>(h);
@@ -160,14 +162,19 @@ public:
     static constexpr size_t PLAIN_MAX_BYTES = 64;
 
     /// @pre `type_set` is sorted, duplicate-free, every id < ECS_MAX_COMPONENTS and has a factory.
-    ECS_NOINLINE Archetype(TypeSet type_set, uint32_t archetype_id)
-        : types(std::move(type_set)), type_hash(TypeSetHash{}(types)), id(archetype_id) {
+    Archetype(const TypeSet& type_set, uint32_t archetype_id)
+        : Archetype(type_set.data(), type_set.size(), archetype_id) {}
+    /// The archetype of the `count` ids at `ids` (the same preconditions). The archetype graph builds
+    /// archetypes through this one: no TypeSet is copied or compared on the way.
+    ECS_NOINLINE Archetype(const ComponentTypeID* ids, size_t count, uint32_t archetype_id)
+        : types(ids, ids + count), type_hash(TypeSetHash::of(ids, count)), id(archetype_id) {
 #if ECS_COMPACT_RECORDS
         registry_id = arena_id_of(this);
 #endif
         column_index.fill(NO_COLUMN);
-        columns.reserve(types.size());
-        for (ComponentTypeID t : types) {
+        columns.reserve(count);
+        for (size_t k = 0; k < count; ++k) {
+            const ComponentTypeID t = ids[k];
             column_index[t] = static_cast<uint16_t>(columns.size());
             mask.set(t);
             columns.push_back(column_factory(t)());

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -75,8 +76,8 @@ struct AddPack {};
 struct RemovePack {};
 
 /// Sorts a short id list (a component pack) without instantiating std::sort in every user TU.
-inline void insertion_sort(std::vector<ComponentTypeID>& v) noexcept {
-    for (size_t i = 1; i < v.size(); ++i) {
+inline void insertion_sort(ComponentTypeID* v, size_t count) noexcept {
+    for (size_t i = 1; i < count; ++i) {
         const ComponentTypeID x = v[i];
         size_t j = i;
         for (; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
@@ -95,7 +96,7 @@ class ArchetypeGraph {
 public:
     ArchetypeGraph() {
         archetypes_.reserve_one();
-        archetypes_.push_back(new Archetype(TypeSet{}, 0));
+        archetypes_.push_back(new Archetype(nullptr, 0, 0));
 #if ECS_COMPACT_RECORDS
         ECS_ASSERT(archetypes_.back() != nullptr, "World: more than 16383 archetypes alive in the process (ECS_COMPACT_RECORDS)");
 #endif
@@ -111,22 +112,27 @@ public:
 
     /// The archetype of exactly `types` (sorted, distinct), created when missing; nullptr (asserts)
     /// when an id is beyond ECS_MAX_COMPONENTS or has no column factory.
-    ECS_NOINLINE Archetype* find_or_create(const TypeSet& types) {
-        for (ComponentTypeID t : types) {
+    Archetype* find_or_create(const TypeSet& types) { return find_or_create(types.data(), types.size()); }
+    /// find_or_create for the `count` ids at `ids` (sorted, distinct).
+    ECS_NOINLINE Archetype* find_or_create(const ComponentTypeID* types, size_t count) {
+        for (size_t k = 0; k < count; ++k) {
+            const ComponentTypeID t = types[k];
             if (!ECS_CHECK(t < ECS_MAX_COMPONENTS,
                            "World: more than ECS_MAX_COMPONENTS component types in use (raise ECS_MAX_COMPONENTS)"))
                 return nullptr;
             if (!ECS_CHECK(column_factory(t) != nullptr, "World: component type has no column factory"))
                 return nullptr;
         }
-        const size_t hash = TypeSetHash{}(types);
+        const size_t hash = TypeSetHash::of(types, count);
         for (size_t i = hash & (index_.size() - 1);; i = (i + 1) & (index_.size() - 1)) {
             Archetype* a = index_[i];
             if (a == nullptr) break;
-            if (a->type_hash == hash && a->types == types) return a;
+            if (a->type_hash == hash && a->types.size() == count &&
+                (count == 0 || std::memcmp(a->types.data(), types, count * sizeof(ComponentTypeID)) == 0))
+                return a;
         }
         archetypes_.reserve_one();
-        Archetype* arch = new Archetype(types, static_cast<uint32_t>(archetypes_.size()));
+        Archetype* arch = new Archetype(types, count, static_cast<uint32_t>(archetypes_.size()));
 #if ECS_COMPACT_RECORDS
         if (!ECS_CHECK(arch != nullptr, "World: more than 16383 archetypes alive in the process (ECS_COMPACT_RECORDS)"))
             return nullptr;
@@ -134,8 +140,8 @@ public:
         archetypes_.push_back(arch);
         index_insert(arch);
         if (ECS_UNLIKELY(clock_ != nullptr))
-            for (ComponentTypeID t : arch->types)
-                if (tracked_.test(t)) arch->enable_ticks(t, clock_.get());
+            for (size_t k = 0; k < count; ++k)
+                if (tracked_.test(types[k])) arch->enable_ticks(types[k], clock_.get());
         return arch;
     }
 
@@ -336,10 +342,22 @@ private:
 
     template <typename... Ts>
     ECS_NOINLINE Archetype* pack_archetype_slow(uint32_t slot) {
-        TypeSet types{ensure_column_factory<Ts>()...};
-        detail::insertion_sort(types);
-        (add_required(types, component_id<Ts>()), ...);
-        Archetype* arch = find_or_create(types);
+        ComponentTypeID ids[sizeof...(Ts) + 1] = {ensure_column_factory<Ts>()...}; // (+1: an empty pack)
+        return pack_archetype_found(slot, ids, sizeof...(Ts));
+    }
+    /// pack_archetype_slow's part that does not depend on the pack: `ids` (the pack's ids, sorted
+    /// here) widened by what they require, found or created, and cached in `slot`.
+    ECS_NOINLINE Archetype* pack_archetype_found(uint32_t slot, ComponentTypeID* ids, size_t count) {
+        detail::insertion_sort(ids, count);
+        Archetype* arch = nullptr;
+        if (detail::widen_required.load(std::memory_order_acquire) != nullptr) {
+            const ComponentTypeID* const first = ids; // the iterator type Archetype's constructor uses
+            TypeSet types(first, first + count);
+            for (size_t i = 0; i < count; ++i) add_required(types, ids[i]);
+            arch = find_or_create(types);
+        } else {
+            arch = find_or_create(ids, count);
+        }
         if (arch != nullptr) {
             if (slot >= pack_cache_.size()) pack_cache_.resize(size_t(slot) + 1, nullptr);
             pack_cache_[slot] = arch;

@@ -53,12 +53,14 @@ namespace ecs::detail {
 #ifndef ECS_ASSERT
 #  if defined(NDEBUG) || defined(ECS_DISABLE_ASSERT)
 #    define ECS_ASSERT(cond, msg) ((void)0)
+#    define ECS_DETAIL_OWN_ASSERT 1 // the library's ECS_ASSERT, compiled out
 #    ifndef ECS_ASSERT_ENABLED
 #      define ECS_ASSERT_ENABLED 0
 #    endif
 #  else
 #    define ECS_ASSERT(cond, msg) \
         ((cond) ? (void)0 : ::ecs::detail::assert_failed(#cond, (msg), __FILE__, __LINE__))
+#    define ECS_DETAIL_OWN_ASSERT 2 // the library's ECS_ASSERT, on
 #  endif
 #endif
 #ifndef ECS_ASSERT_ENABLED
@@ -118,6 +120,19 @@ inline RefusalHandler exchange_refusal_handler(RefusalHandler handler) noexcept 
 ECS_NOINLINE inline void report_refusal(const char* message) {
     if (const RefusalHandler handler = load_refusal_handler()) handler(message);
 }
+/// ECS_CHECK's failure branch under the library's own ECS_ASSERT with assertions off: the refusal
+/// handler; false.
+ECS_NOINLINE inline bool refuse(const char* message) {
+    report_refusal(message);
+    return false;
+}
+/// ECS_CHECK's failure branch under the library's own ECS_ASSERT with assertions on: the refusal
+/// handler, then the assertion fails.
+[[noreturn]] ECS_NOINLINE inline bool refuse_and_assert(const char* message, const char* cond, const char* file,
+                                                        int line) {
+    report_refusal(message);
+    assert_failed(cond, message, file, line);
+}
 } // namespace detail
 
 /**
@@ -145,10 +160,17 @@ inline RefusalHandler set_refusal_handler(RefusalHandler handler) noexcept {
 /// evaluates to whether `cond` holds, so callers can bail out and leave the world as it was. When it
 /// does not hold (the refusal), the refusal handler (ecs::set_refusal_handler) is called with `msg`,
 /// then ECS_ASSERT fires when assertions are on. The success path is the bare test of `cond`.
-/// ECS_ASSERT runs inside a lambda body, so a user-defined ECS_ASSERT may be an expression or a
-/// statement (`do { ... } while (0)`, `if (!(c)) throw ...;`).
-#define ECS_CHECK(cond, msg)                                                                             \
-    ((cond) ? true : ([&]() {                                                                          \
-        ::ecs::detail::report_refusal(msg);                                                            \
-        ECS_ASSERT(cond, msg);                                                                         \
-    }(), false))
+/// With the library's own ECS_ASSERT the failure branch is one call of an out-of-line function (no
+/// code per call site beyond its arguments). A user-defined ECS_ASSERT runs inside a lambda body, so
+/// it may be an expression or a statement (`do { ... } while (0)`, `if (!(c)) throw ...;`).
+#if defined(ECS_DETAIL_OWN_ASSERT) && ECS_DETAIL_OWN_ASSERT == 1
+#  define ECS_CHECK(cond, msg) ((cond) ? true : ::ecs::detail::refuse(msg))
+#elif defined(ECS_DETAIL_OWN_ASSERT) && ECS_DETAIL_OWN_ASSERT == 2
+#  define ECS_CHECK(cond, msg) ((cond) ? true : ::ecs::detail::refuse_and_assert((msg), #cond, __FILE__, __LINE__))
+#else
+#  define ECS_CHECK(cond, msg)                                                                           \
+      ((cond) ? true : ([&]() {                                                                        \
+          ::ecs::detail::report_refusal(msg);                                                          \
+          ECS_ASSERT(cond, msg);                                                                       \
+      }(), false))
+#endif

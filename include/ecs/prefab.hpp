@@ -89,7 +89,7 @@ public:
             p.types_.reserve(sizeof...(Ts));
             size_t i = 0;
             (p.emplace<detail::bare_t<Ts>>(offsets[i++], std::forward<Ts>(components)), ...);
-            detail::insertion_sort(p.types_); // a pack: as short as create_with's
+            detail::insertion_sort(p.types_.data(), p.types_.size()); // a pack: as short as create_with's
         }
         if constexpr ((detail::has_requires_v<detail::bare_t<Ts>> || ...)) { // value-initialised requirements
             const ComponentTypeID ids[] = {component_id<Ts>()...};
