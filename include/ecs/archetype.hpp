@@ -154,7 +154,7 @@ struct PlainStep {
  */
 class Archetype {
 public:
-    static constexpr uint16_t NO_COLUMN = 0xFFFF;
+    static constexpr uint16_t NO_COLUMN = 0xFFFF; ///< all bits set: the constructor fills with memset
     /// Bytes the first allocation aims at (spec: initial capacity max(16, 16384 / row_size)).
     static constexpr size_t INITIAL_BLOCK_BYTES = 16384;
     static constexpr size_t MIN_CAPACITY = 16;
@@ -171,7 +171,7 @@ public:
 #if ECS_COMPACT_RECORDS
         registry_id = arena_id_of(this);
 #endif
-        column_index.fill(NO_COLUMN);
+        std::memset(column_index.data(), 0xFF, sizeof column_index); // every entry NO_COLUMN (0xFFFF)
         columns.reserve(count);
         for (size_t k = 0; k < count; ++k) {
             const ComponentTypeID t = ids[k];
