@@ -24,6 +24,7 @@
 #include "component.hpp"
 #include "config.hpp"
 #include "detail/algorithms.hpp"
+#include "detail/atomic_slot.hpp"
 #include "detail/pod_array.hpp"
 #include "sparse.hpp"
 
@@ -35,7 +36,7 @@ struct EnabledWalk; // detail/row_filters.hpp: the query runs of a world where s
 
 /// Process-wide dense slot number per create_with pack, so each World finds the pack's archetype by
 /// indexing an array (no hashing, no allocation on the hot path).
-inline std::atomic<uint32_t> next_pack_slot{0};
+inline AtomicSlot<uint32_t> next_pack_slot{0};
 
 template <typename... Ts>
 uint32_t pack_slot() noexcept {
@@ -45,19 +46,19 @@ uint32_t pack_slot() noexcept {
 
 /// Process-wide dense slot number per multi-type pack of add(e, a, b, ...) / remove<A, B, ...>(e)
 /// (`Op` tells the two apart), so each world caches the pack's destination per source archetype.
-inline std::atomic<uint32_t> next_multi_slot{0};
+inline AtomicSlot<uint32_t> next_multi_slot{0};
 
 /// Per-pack slot, constant-initialised like TypeIdSlot: no guard variable to test on every call.
 template <typename Op, typename... Ts>
 struct MultiSlot {
-    static inline std::atomic<uint32_t> slot{UNASSIGNED_ID};
+    static inline AtomicSlot<uint32_t> slot{UNASSIGNED_ID};
 };
 
 /// First use of a pack: takes the next slot (compare-exchange keeps one slot per pack when threads race).
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline, cold))
 #endif
-inline uint32_t assign_multi_slot(std::atomic<uint32_t>& slot) noexcept {
+inline uint32_t assign_multi_slot(AtomicSlot<uint32_t>& slot) noexcept {
     uint32_t expected = UNASSIGNED_ID;
     const uint32_t fresh = next_multi_slot.fetch_add(1, std::memory_order_relaxed);
     if (slot.compare_exchange_strong(expected, fresh, std::memory_order_relaxed)) return fresh;

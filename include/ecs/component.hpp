@@ -27,6 +27,7 @@
 #include "config.hpp"
 #include "construct.hpp"
 #include "detail/algorithms.hpp"
+#include "detail/atomic_slot.hpp"
 
 namespace ecs {
 
@@ -74,21 +75,21 @@ struct component_traits {
 
 namespace detail {
 
-inline std::atomic<uint32_t> next_component_id{0};
+inline AtomicSlot<uint32_t> next_component_id{0};
 
 inline constexpr uint32_t UNASSIGNED_ID = 0xFFFFFFFFu;
 
 /// Per-type id slot, constant-initialised (no guard variable to test on every lookup).
 template <typename T>
 struct TypeIdSlot {
-    static inline std::atomic<uint32_t> id{UNASSIGNED_ID};
+    static inline AtomicSlot<uint32_t> id{UNASSIGNED_ID};
 };
 
 /// First use of a type: takes the next id; compare-exchange keeps one id per type when threads race.
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline, cold))
 #endif
-inline uint32_t assign_type_id(std::atomic<uint32_t>& slot) noexcept {
+inline uint32_t assign_type_id(AtomicSlot<uint32_t>& slot) noexcept {
     uint32_t expected = UNASSIGNED_ID;
     const uint32_t fresh = next_component_id.fetch_add(1, std::memory_order_relaxed);
     if (slot.compare_exchange_strong(expected, fresh, std::memory_order_relaxed)) return fresh;
@@ -374,13 +375,13 @@ inline void set_component_name(ComponentTypeID id, std::string_view name) noexce
 using ColumnFactory = ComponentColumn (*)() noexcept;
 
 namespace detail {
-inline std::atomic<ColumnFactory> column_factories[ECS_MAX_COMPONENTS] = {};
+inline AtomicSlot<ColumnFactory> column_factories[ECS_MAX_COMPONENTS] = {};
 
 /// Value-initialises a component in uninitialised storage (World::add_raw with no value).
 using DefaultConstructFunc = void (*)(void* storage);
 /// Per component id: how to value-initialise one, or nullptr (not default-constructible).
 /// Typed components are entered by ensure_column_factory, runtime ones by register_runtime_component.
-inline std::atomic<DefaultConstructFunc> default_constructors[ECS_MAX_COMPONENTS] = {};
+inline AtomicSlot<DefaultConstructFunc> default_constructors[ECS_MAX_COMPONENTS] = {};
 
 template <typename T>
 void value_initialise(void* storage) {
@@ -396,7 +397,7 @@ struct RequiredList {
 };
 /// Per component id: its requirements (component_traits<T>::requires), or nullptr. Written once by
 /// ensure_column_factory<T>, before any archetype can hold the type.
-inline std::atomic<const RequiredList*> required_lists[ECS_MAX_COMPONENTS] = {};
+inline AtomicSlot<const RequiredList*> required_lists[ECS_MAX_COMPONENTS] = {};
 
 /// The requirements of `id`; empty when it has none.
 [[nodiscard]] inline RequiredList required_of(ComponentTypeID id) noexcept {
@@ -417,7 +418,7 @@ inline void widen_by_required(std::vector<ComponentTypeID>& types, ComponentType
 using WidenFunc = void (*)(std::vector<ComponentTypeID>& types, ComponentTypeID id);
 /// widen_by_required, stored by the first type that has requirements (ensure_column_factory). The
 /// archetype graph calls it through here, so a program whose types require nothing never compiles it.
-inline std::atomic<WidenFunc> widen_required{nullptr};
+inline AtomicSlot<WidenFunc> widen_required{nullptr};
 
 template <typename... Ts>
 struct RequireList {};

@@ -36,6 +36,7 @@
 
 #include "component.hpp"
 #include "config.hpp"
+#include "detail/atomic_slot.hpp"
 #include "detail/dependent.hpp"
 #include "detail/pod_array.hpp"
 
@@ -49,17 +50,17 @@ namespace detail {
 // Event type ids: dense, per process, separate from component ids
 // ---------------------------------------------------------------------------------------------------
 
-inline std::atomic<uint32_t> next_event_type_id{0};
+inline AtomicSlot<uint32_t> next_event_type_id{0};
 
 template <typename E>
 struct EventIdSlot {
-    static inline std::atomic<uint32_t> id{UNASSIGNED_ID};
+    static inline AtomicSlot<uint32_t> id{UNASSIGNED_ID};
 };
 
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline, cold))
 #endif
-inline uint32_t assign_event_type_id(std::atomic<uint32_t>& slot) noexcept {
+inline uint32_t assign_event_type_id(AtomicSlot<uint32_t>& slot) noexcept {
     uint32_t expected = UNASSIGNED_ID;
     const uint32_t fresh = next_event_type_id.fetch_add(1, std::memory_order_relaxed);
     if (slot.compare_exchange_strong(expected, fresh, std::memory_order_relaxed)) return fresh;

@@ -28,6 +28,7 @@
 #include "archetype.hpp"
 #include "component.hpp"
 #include "detail/algorithms.hpp"
+#include "detail/atomic_slot.hpp"
 #include "detail/pod_array.hpp"
 #include "detail/std_function.hpp"
 #include "entity.hpp"
@@ -50,7 +51,7 @@ struct ObserverId {
 
 namespace detail {
 /// Process-wide serial of observer tables (one per World), so ids from one world never match another.
-inline std::atomic<uint32_t> next_observers_serial{1};
+inline AtomicSlot<uint32_t> next_observers_serial{1};
 } // namespace detail
 
 namespace detail {

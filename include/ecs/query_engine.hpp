@@ -18,6 +18,7 @@
 #include "archetype_graph.hpp"
 #include "component.hpp"
 #include "config.hpp"
+#include "detail/atomic_slot.hpp"
 #include "detail/message.hpp"
 #include "detail/pod_array.hpp"
 #include "detail/row_filters.hpp"
@@ -30,7 +31,7 @@ namespace detail {
 // -- the cache ---------------------------------------------------------------------------------------
 
 /// Process-wide dense slot number per query signature.
-inline std::atomic<uint32_t> next_query_slot{0};
+inline AtomicSlot<uint32_t> next_query_slot{0};
 
 template <typename TermList, typename FilterList>
 uint32_t query_slot() noexcept {

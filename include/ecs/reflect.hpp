@@ -46,6 +46,7 @@
 #include <type_traits>
 
 #include "component.hpp"
+#include "detail/atomic_slot.hpp"
 #include "entity.hpp"
 
 /// Anchor in the global namespace: it makes argument-dependent lookup search the global namespace for
@@ -285,7 +286,7 @@ constexpr FieldInfo describe(std::string_view name, size_t offset) noexcept {
 }
 
 /// Process-wide table from component id to the fields of its type (nullptr where not reflected).
-inline std::atomic<FieldView (*)() noexcept> reflected_fields_by_id[ECS_MAX_COMPONENTS] = {};
+inline AtomicSlot<FieldView (*)() noexcept> reflected_fields_by_id[ECS_MAX_COMPONENTS] = {};
 
 /// Enters `T` in the table; run once per type during static initialisation (see reflection_registered).
 template <typename T>
@@ -305,7 +306,7 @@ inline const bool reflection_registered = register_reflection<T>();
 namespace detail {
 /// Fields of runtime components (runtime.hpp: register_runtime_component with a field
 /// layout), by component id: a view with static storage duration, published once.
-inline std::atomic<const FieldView*> runtime_fields_by_id[ECS_MAX_COMPONENTS] = {};
+inline AtomicSlot<const FieldView*> runtime_fields_by_id[ECS_MAX_COMPONENTS] = {};
 } // namespace detail
 
 /**

@@ -39,6 +39,7 @@
 #include "archetype.hpp"
 #include "component.hpp"
 #include "config.hpp"
+#include "detail/atomic_slot.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
 #include "entity_index.hpp"
@@ -146,8 +147,8 @@ struct RelationTypeInfo {
 
 /// Every relationship type used or registered in the program, by id (a slot may be briefly null
 /// while another thread lists its type).
-inline std::atomic<const RelationTypeInfo*> relation_types[ECS_MAX_COMPONENTS] = {};
-inline std::atomic<uint32_t> relation_type_count{0};
+inline AtomicSlot<const RelationTypeInfo*> relation_types[ECS_MAX_COMPONENTS] = {};
+inline AtomicSlot<uint32_t> relation_type_count{0};
 
 /// Lists `info` (copied to the heap, kept for the program's life) and returns the listed copy.
 inline const RelationTypeInfo* list_relation_type(RelationTypeInfo info) {

@@ -39,6 +39,7 @@
 
 #include "component.hpp"
 #include "config.hpp"
+#include "detail/atomic_slot.hpp"
 #include "detail/component_registry.hpp"
 #include "detail/message.hpp"
 #include "query.hpp"
@@ -105,10 +106,10 @@ struct RuntimeComponent {
 /// The runtime types, by slot; a slot is written once, under the lock, before its column factory is
 /// published (release), and never changed afterwards.
 inline RuntimeComponent runtime_components[ECS_MAX_RUNTIME_COMPONENTS];
-inline std::atomic<uint32_t> runtime_component_count{0};
+inline AtomicSlot<uint32_t> runtime_component_count{0};
 inline std::atomic<bool> runtime_components_locked{false};
 /// Slot + 1 per component id (0: not a runtime component).
-inline std::atomic<uint16_t> runtime_slot_of_id[ECS_MAX_COMPONENTS] = {};
+inline AtomicSlot<uint16_t> runtime_slot_of_id[ECS_MAX_COMPONENTS] = {};
 
 /// The one object every row of a runtime tag (size 0) refers to.
 alignas(64) inline unsigned char runtime_tag_storage[64] = {};

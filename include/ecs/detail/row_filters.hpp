@@ -32,6 +32,7 @@
 #include "../enable.hpp"
 #include "../entity.hpp"
 #include "../sparse.hpp"
+#include "atomic_slot.hpp"
 #include "pod_array.hpp"
 
 namespace ecs::detail {
@@ -342,7 +343,7 @@ struct EnabledWalk {
     static void walk(const QueryCache& q, RunBatch batch, void* fn) { stored.load(std::memory_order_acquire)(q, batch, fn); }
 
 private:
-    static inline std::atomic<Fn> stored{nullptr};
+    static inline AtomicSlot<Fn> stored{nullptr};
 
     struct Batcher {
         static constexpr size_t CAPACITY = 8;
