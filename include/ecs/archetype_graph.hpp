@@ -115,25 +115,25 @@ public:
     /// when an id is beyond ECS_MAX_COMPONENTS or has no column factory.
     Archetype* find_or_create(const TypeSet& types) { return find_or_create(types.data(), types.size()); }
     /// find_or_create for the `count` ids at `ids` (sorted, distinct).
-    ECS_NOINLINE Archetype* find_or_create(const ComponentTypeID* types, size_t count) {
+    ECS_NOINLINE Archetype* find_or_create(const ComponentTypeID* ids, size_t count) {
         for (size_t k = 0; k < count; ++k) {
-            const ComponentTypeID t = types[k];
+            const ComponentTypeID t = ids[k];
             if (!ECS_CHECK(t < ECS_MAX_COMPONENTS,
                            "World: more than ECS_MAX_COMPONENTS component types in use (raise ECS_MAX_COMPONENTS)"))
                 return nullptr;
             if (!ECS_CHECK(column_factory(t) != nullptr, "World: component type has no column factory"))
                 return nullptr;
         }
-        const size_t hash = TypeSetHash::of(types, count);
+        const size_t hash = TypeSetHash::of(ids, count);
         for (size_t i = hash & (index_.size() - 1);; i = (i + 1) & (index_.size() - 1)) {
             Archetype* a = index_[i];
             if (a == nullptr) break;
             if (a->type_hash == hash && a->types.size() == count &&
-                (count == 0 || std::memcmp(a->types.data(), types, count * sizeof(ComponentTypeID)) == 0))
+                (count == 0 || std::memcmp(a->types.data(), ids, count * sizeof(ComponentTypeID)) == 0))
                 return a;
         }
         archetypes_.reserve_one();
-        Archetype* arch = new Archetype(types, count, static_cast<uint32_t>(archetypes_.size()));
+        Archetype* arch = new Archetype(ids, count, static_cast<uint32_t>(archetypes_.size()));
 #if ECS_COMPACT_RECORDS
         if (!ECS_CHECK(arch != nullptr, "World: more than 16383 archetypes alive in the process (ECS_COMPACT_RECORDS)"))
             return nullptr;
@@ -142,7 +142,7 @@ public:
         index_insert(arch);
         if (ECS_UNLIKELY(clock_ != nullptr))
             for (size_t k = 0; k < count; ++k)
-                if (tracked_.test(types[k])) arch->enable_ticks(types[k], clock_.get());
+                if (tracked_.test(ids[k])) arch->enable_ticks(ids[k], clock_.get());
         return arch;
     }
 
@@ -351,10 +351,10 @@ private:
     ECS_NOINLINE Archetype* pack_archetype_found(uint32_t slot, ComponentTypeID* ids, size_t count) {
         detail::insertion_sort(ids, count);
         Archetype* arch = nullptr;
-        if (detail::widen_required.load(std::memory_order_acquire) != nullptr) {
+        if (const detail::WidenFunc widen = detail::widen_required.load(std::memory_order_acquire)) {
             const ComponentTypeID* const first = ids; // the iterator type Archetype's constructor uses
             TypeSet types(first, first + count);
-            for (size_t i = 0; i < count; ++i) add_required(types, ids[i]);
+            for (size_t i = 0; i < count; ++i) widen(types, ids[i]);
             arch = find_or_create(types);
         } else {
             arch = find_or_create(ids, count);
