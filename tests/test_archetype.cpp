@@ -560,3 +560,89 @@ TEST_CASE("pod arrays: LazyCopyBox makes its object on first use and copies it t
     }
     CHECK(CountedItem::live == 0);
 }
+
+namespace {
+// Checks a BitMask<N> bit by bit against a plain bool array driven by the same operations.
+template <size_t N>
+void check_mask_against_bools() {
+    using Mask = ecs::BitMask<N>;
+    Mask a, b;
+    bool ra[N] = {}, rb[N] = {};
+    uint32_t seed = 12345u + static_cast<uint32_t>(N);
+    auto next = [&seed] { return seed = seed * 1664525u + 1013904223u; };
+    for (int i = 0; i < 200; ++i) {
+        const size_t pos = next() % N;
+        switch (next() % 4) {
+        case 0: a.set(pos); ra[pos] = true; break;
+        case 1: a.reset(pos); ra[pos] = false; break;
+        case 2: a.flip(pos); ra[pos] = !ra[pos]; break;
+        default: b.set(pos, (next() & 1u) != 0); rb[pos] = b.test(pos); break;
+        }
+    }
+    size_t count_a = 0;
+    bool any_common = false, a_contains_b = true;
+    for (size_t i = 0; i < N; ++i) {
+        REQUIRE(a.test(i) == ra[i]);
+        REQUIRE(a[i] == ra[i]);
+        REQUIRE(b.test(i) == rb[i]);
+        REQUIRE((a & b).test(i) == (ra[i] && rb[i]));
+        REQUIRE((a | b).test(i) == (ra[i] || rb[i]));
+        REQUIRE((a ^ b).test(i) == (ra[i] != rb[i]));
+        REQUIRE((~a).test(i) == !ra[i]);
+        count_a += ra[i] ? 1 : 0;
+        any_common = any_common || (ra[i] && rb[i]);
+        a_contains_b = a_contains_b && (!rb[i] || ra[i]);
+    }
+    REQUIRE(a.count() == count_a);
+    REQUIRE((~a).count() == N - count_a); // the bits past N stay clear
+    REQUIRE(a.intersects(b) == any_common);
+    REQUIRE(a.contains(b) == a_contains_b);
+    REQUIRE(((a & b) == b) == a_contains_b);
+    REQUIRE(a != ~a);
+
+    Mask all;
+    REQUIRE(all.none());
+    REQUIRE_FALSE(all.any());
+    all.set();
+    REQUIRE(all.all());
+    REQUIRE(all.count() == N);
+    REQUIRE((~all).none());
+    all.reset(N - 1);
+    REQUIRE_FALSE(all.all());
+    all.flip();
+    REQUIRE(all.count() == 1);
+    REQUIRE(all.test(N - 1));
+    all.reset();
+    REQUIRE(all.none());
+}
+} // namespace
+
+TEST_CASE("component masks: BitMask matches a bool array, keeps the bits past its size clear, ignores positions past it", "[archetype][mask]") {
+    check_mask_against_bools<1>();
+    check_mask_against_bools<64>();
+    check_mask_against_bools<100>(); // a partial last word
+    check_mask_against_bools<ECS_MAX_COMPONENTS>();
+    STATIC_REQUIRE(std::is_same_v<ecs::ComponentMask, ecs::BitMask<ECS_MAX_COMPONENTS>>);
+    STATIC_REQUIRE(ecs::ComponentMask::size() == ECS_MAX_COMPONENTS);
+
+    ecs::BitMask<100> m;
+    m.set(100).set(1000).flip(5000); // past the size: ignored, no exception, no write
+    REQUIRE(m.none());
+    REQUIRE_FALSE(m.test(100));
+    REQUIRE_FALSE(m[1u << 20]);
+    m.set(99);
+    REQUIRE(m.count() == 1);
+    REQUIRE((m | ecs::BitMask<100>{}).test(99));
+
+    constexpr ecs::BitMask<70> folded = ecs::BitMask<70>{}.set(3).set(69); // usable in constant expressions
+    STATIC_REQUIRE(folded.test(69));
+    STATIC_REQUIRE(!folded.test(4));
+
+    // An archetype's mask has exactly its types' bits.
+    World world;
+    const Entity e = world.create_with(Position{}, Velocity{});
+    const Archetype& arch = archetype_of(world, e);
+    REQUIRE(arch.mask.count() == 2);
+    REQUIRE(arch.mask.test(ecs::component_id<Position>()));
+    REQUIRE(arch.mask.test(ecs::component_id<Velocity>()));
+}

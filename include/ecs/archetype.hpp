@@ -28,7 +28,6 @@
 #pragma once
 
 #include <array>
-#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -38,13 +37,14 @@
 
 #include "change_detection.hpp"
 #include "component.hpp"
+#include "component_mask.hpp"
 #include "detail/algorithms.hpp"
+#include "detail/atomic_slot.hpp"
 #include "detail/pod_array.hpp"
 #include "enable.hpp"
 #include "entity.hpp"
 
 #if ECS_COMPACT_RECORDS
-#include <atomic>
 #endif
 
 namespace ecs {
@@ -66,9 +66,6 @@ struct TypeSetHash {
     }
 };
 
-/// One bit per component id; used for query matching by AND + compare.
-using ComponentMask = std::bitset<ECS_MAX_COMPONENTS>;
-
 class Archetype;
 
 #if ECS_COMPACT_RECORDS
@@ -85,7 +82,7 @@ struct ArchetypeIds {
     uint16_t next_free[CAPACITY] = {};
     uint32_t free_head = 0; ///< most recently given back id (0: none)
     uint32_t high = 0;      ///< highest id ever handed out
-    std::atomic<bool> locked{false};
+    detail::AtomicSlot<bool> locked{false};
 
     /// Takes an id; 0 when all CAPACITY - 1 are in use.
     uint16_t acquire() noexcept {
@@ -97,7 +94,7 @@ struct ArchetypeIds {
         } else if (high + 1 < CAPACITY) {
             id = ++high;
         }
-        locked.store(false, std::memory_order_release);
+        locked.store(false, detail::order_release);
         return static_cast<uint16_t>(id);
     }
     /// Gives `id` back (0: nothing).
@@ -106,12 +103,12 @@ struct ArchetypeIds {
         lock();
         next_free[id] = static_cast<uint16_t>(free_head);
         free_head = id;
-        locked.store(false, std::memory_order_release);
+        locked.store(false, detail::order_release);
     }
 
 private:
     void lock() noexcept {
-        while (locked.exchange(true, std::memory_order_acquire)) {
+        while (locked.exchange(true, detail::order_acquire)) {
         }
     }
 };

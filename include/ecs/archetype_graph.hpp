@@ -12,7 +12,6 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -40,7 +39,7 @@ inline AtomicSlot<uint32_t> next_pack_slot{0};
 
 template <typename... Ts>
 uint32_t pack_slot() noexcept {
-    static const uint32_t slot = next_pack_slot.fetch_add(1, std::memory_order_relaxed);
+    static const uint32_t slot = next_pack_slot.fetch_add(1, detail::order_relaxed);
     return slot;
 }
 
@@ -60,14 +59,14 @@ __attribute__((noinline, cold))
 #endif
 inline uint32_t assign_multi_slot(AtomicSlot<uint32_t>& slot) noexcept {
     uint32_t expected = UNASSIGNED_ID;
-    const uint32_t fresh = next_multi_slot.fetch_add(1, std::memory_order_relaxed);
-    if (slot.compare_exchange_strong(expected, fresh, std::memory_order_relaxed)) return fresh;
+    const uint32_t fresh = next_multi_slot.fetch_add(1, detail::order_relaxed);
+    if (slot.compare_exchange_strong(expected, fresh, detail::order_relaxed)) return fresh;
     return expected;
 }
 
 template <typename Op, typename... Ts>
 ECS_FORCEINLINE uint32_t multi_slot() noexcept {
-    const uint32_t slot = MultiSlot<Op, Ts...>::slot.load(std::memory_order_relaxed);
+    const uint32_t slot = MultiSlot<Op, Ts...>::slot.load(detail::order_relaxed);
     if (ECS_LIKELY(slot != UNASSIGNED_ID)) return slot;
     return assign_multi_slot(MultiSlot<Op, Ts...>::slot);
 }
@@ -313,7 +312,7 @@ private:
     /// Inserts into the sorted `types` every requirement of `id` it lacks (component_traits).
     /// Nothing to do (and nothing compiled) while no type with requirements was ever registered.
     static void add_required(TypeSet& types, ComponentTypeID id) {
-        if (const detail::WidenFunc widen = detail::widen_required.load(std::memory_order_acquire)) widen(types, id);
+        if (const detail::WidenFunc widen = detail::widen_required.load(detail::order_acquire)) widen(types, id);
     }
 
     /// Caches the edges between `without` and `with` (= `without` + `id`) in both directions, with
@@ -351,7 +350,7 @@ private:
     ECS_NOINLINE Archetype* pack_archetype_found(uint32_t slot, ComponentTypeID* ids, size_t count) {
         detail::insertion_sort(ids, count);
         Archetype* arch = nullptr;
-        if (const detail::WidenFunc widen = detail::widen_required.load(std::memory_order_acquire)) {
+        if (const detail::WidenFunc widen = detail::widen_required.load(detail::order_acquire)) {
             const ComponentTypeID* const first = ids; // the iterator type Archetype's constructor uses
             TypeSet types(first, first + count);
             for (size_t i = 0; i < count; ++i) widen(types, ids[i]);

@@ -13,7 +13,6 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -91,14 +90,14 @@ __attribute__((noinline, cold))
 #endif
 inline uint32_t assign_type_id(AtomicSlot<uint32_t>& slot) noexcept {
     uint32_t expected = UNASSIGNED_ID;
-    const uint32_t fresh = next_component_id.fetch_add(1, std::memory_order_relaxed);
-    if (slot.compare_exchange_strong(expected, fresh, std::memory_order_relaxed)) return fresh;
+    const uint32_t fresh = next_component_id.fetch_add(1, detail::order_relaxed);
+    if (slot.compare_exchange_strong(expected, fresh, detail::order_relaxed)) return fresh;
     return expected; // another thread won; `fresh` stays unused
 }
 
 template <typename T>
 ECS_FORCEINLINE ComponentTypeID type_id() noexcept {
-    const uint32_t id = TypeIdSlot<T>::id.load(std::memory_order_relaxed);
+    const uint32_t id = TypeIdSlot<T>::id.load(detail::order_relaxed);
     if (ECS_LIKELY(id != UNASSIGNED_ID)) return id;
     return assign_type_id(TypeIdSlot<T>::id);
 }
@@ -402,7 +401,7 @@ inline AtomicSlot<const RequiredList*> required_lists[ECS_MAX_COMPONENTS] = {};
 /// The requirements of `id`; empty when it has none.
 [[nodiscard]] inline RequiredList required_of(ComponentTypeID id) noexcept {
     if (id >= ECS_MAX_COMPONENTS) return {};
-    const RequiredList* list = required_lists[id].load(std::memory_order_acquire);
+    const RequiredList* list = required_lists[id].load(detail::order_acquire);
     return list != nullptr ? *list : RequiredList{};
 }
 
@@ -506,14 +505,14 @@ ComponentTypeID ensure_column_factory() noexcept {
             info.tag = detail::is_tag_v<T>;
             info.trivially_copyable = std::is_trivially_copyable_v<T>;
             if constexpr (std::is_default_constructible_v<T>) // World::add_raw(e, id, nullptr)
-                detail::default_constructors[tid].store(&detail::value_initialise<T>, std::memory_order_relaxed);
+                detail::default_constructors[tid].store(&detail::value_initialise<T>, detail::order_relaxed);
             info.sparse = detail::is_sparse_v<T>;
             if constexpr (detail::has_requires_v<T>) {
                 static_assert(!detail::is_sparse_v<T>, "ecs::Requires: a sparse component cannot require others");
-                detail::widen_required.store(&detail::widen_by_required, std::memory_order_release);
-                detail::required_lists[tid].store(detail::make_required_list<T>(), std::memory_order_release);
+                detail::widen_required.store(&detail::widen_by_required, detail::order_release);
+                detail::required_lists[tid].store(detail::make_required_list<T>(), detail::order_release);
             }
-            detail::column_factories[tid].store(&make_column<T>, std::memory_order_release);
+            detail::column_factories[tid].store(&make_column<T>, detail::order_release);
         }
         return tid;
     }();
@@ -557,7 +556,7 @@ const RequiredList* make_required_list() {
 /// The factory registered for `id`, or nullptr when the type was never used as a component.
 [[nodiscard]] inline ColumnFactory column_factory(ComponentTypeID id) noexcept {
     if (id >= ECS_MAX_COMPONENTS) return nullptr;
-    return detail::column_factories[id].load(std::memory_order_acquire);
+    return detail::column_factories[id].load(detail::order_acquire);
 }
 
 } // namespace ecs

@@ -26,6 +26,7 @@
 
 #include "component.hpp"
 #include "config.hpp"
+#include "detail/atomic_slot.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
 #include "observers.hpp"
@@ -116,7 +117,7 @@ struct EntityObserver final : EntityObserverEntry {
 /// The entity-event observers of one world (see the file comment).
 class EntityEvents {
 public:
-    EntityEvents() : serial_(next_observers_serial.fetch_add(1, std::memory_order_relaxed)) {}
+    EntityEvents() : serial_(next_observers_serial.fetch_add(1, detail::order_relaxed)) {}
     EntityEvents(EntityEvents&& other) noexcept
         : by_slot_(std::move(other.by_slot_)), global_(std::move(other.global_)), pending_(std::move(other.pending_)), live_(other.live_),
           global_live_(other.global_live_), last_id_(other.last_id_), up_id_(other.up_id_), emitting_(other.emitting_), maintenance_(other.maintenance_), serial_(other.serial_) {

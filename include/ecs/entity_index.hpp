@@ -24,7 +24,6 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -33,6 +32,7 @@
 #include "change_detection.hpp"
 #include "config.hpp"
 #include "detail/algorithms.hpp"
+#include "detail/atomic_slot.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
 
@@ -48,8 +48,8 @@ namespace detail {
 
 /// A number no other World of the process had (World::copy_from's lineage check).
 inline uint64_t next_world_uid() noexcept {
-    static std::atomic<uint64_t> counter{0};
-    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+    static detail::AtomicSlot<uint64_t> counter{0};
+    return counter.fetch_add(1, detail::order_relaxed) + 1;
 }
 
 /**

@@ -27,7 +27,6 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -62,15 +61,15 @@ __attribute__((noinline, cold))
 #endif
 inline uint32_t assign_event_type_id(AtomicSlot<uint32_t>& slot) noexcept {
     uint32_t expected = UNASSIGNED_ID;
-    const uint32_t fresh = next_event_type_id.fetch_add(1, std::memory_order_relaxed);
-    if (slot.compare_exchange_strong(expected, fresh, std::memory_order_relaxed)) return fresh;
+    const uint32_t fresh = next_event_type_id.fetch_add(1, detail::order_relaxed);
+    if (slot.compare_exchange_strong(expected, fresh, detail::order_relaxed)) return fresh;
     return expected; // another thread won; `fresh` stays unused
 }
 
 /// Dense id of event type `E` (a hole in the numbering is possible when two threads race).
 template <typename E>
 ECS_FORCEINLINE uint32_t event_type_id() noexcept {
-    const uint32_t id = EventIdSlot<E>::id.load(std::memory_order_relaxed);
+    const uint32_t id = EventIdSlot<E>::id.load(detail::order_relaxed);
     if (ECS_LIKELY(id != UNASSIGNED_ID)) return id;
     return assign_event_type_id(EventIdSlot<E>::id);
 }

@@ -19,7 +19,6 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -428,7 +427,7 @@ private:
     bool garbage_ = false;      ///< some hook was disconnected and not freed yet
     uint32_t dispatching_ = 0;  ///< nested dispatch depth
     uint32_t next_id_ = 1;
-    uint32_t serial_ = next_observers_serial.fetch_add(1, std::memory_order_relaxed); ///< see ObserverId::world
+    uint32_t serial_ = next_observers_serial.fetch_add(1, detail::order_relaxed); ///< see ObserverId::world
     SparseRoom* sparse_ = nullptr; ///< the world's sparse sets (owned by its archetype graph)
     const Dispatch* dispatch_ = nullptr; ///< set by the first registration (arm)
 };

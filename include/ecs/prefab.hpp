@@ -17,7 +17,6 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -29,6 +28,7 @@
 #include "builtin/hierarchy.hpp"
 #include "component.hpp"
 #include "config.hpp"
+#include "detail/atomic_slot.hpp"
 #include "detail/pod_array.hpp"
 #include "entity.hpp"
 #include "world.hpp"
@@ -110,7 +110,7 @@ public:
         children_ = other.children_;
         mask_ = other.mask_;
         maskable_ = other.maskable_;
-        archetype_hint_.store(other.hint(), std::memory_order_relaxed);
+        archetype_hint_.store(other.hint(), detail::order_relaxed);
         allocate(other.size_, other.align_);
         entries_.reserve(other.entries_.size());
         for (const Entry& entry : other.entries_) {
@@ -124,7 +124,7 @@ public:
     Prefab(Prefab&& other) noexcept
         : entries_(std::move(other.entries_)), types_(std::move(other.types_)), mask_(other.mask_),
           maskable_(other.maskable_), buffer_(other.buffer_), size_(other.size_), align_(other.align_),
-          archetype_hint_(other.hint()), children_(std::move(other.children_)) {
+          archetype_hint_{other.hint()}, children_(std::move(other.children_)) {
         other.forget();
     }
 
@@ -152,7 +152,7 @@ public:
             buffer_ = other.buffer_;
             size_ = other.size_;
             align_ = other.align_;
-            archetype_hint_.store(other.hint(), std::memory_order_relaxed);
+            archetype_hint_.store(other.hint(), detail::order_relaxed);
             children_ = std::move(other.children_);
             other.forget();
         }
@@ -173,8 +173,8 @@ public:
         std::swap(size_, other.size_);
         std::swap(align_, other.align_);
         const uint32_t mine = hint();
-        archetype_hint_.store(other.hint(), std::memory_order_relaxed);
-        other.archetype_hint_.store(mine, std::memory_order_relaxed);
+        archetype_hint_.store(other.hint(), detail::order_relaxed);
+        other.archetype_hint_.store(mine, detail::order_relaxed);
     }
     friend void swap(Prefab& a, Prefab& b) noexcept { a.swap(b); }
 
@@ -254,7 +254,7 @@ public:
         if (!ECS_CHECK(factory != nullptr, detail::format_message("Prefab::add_raw: unknown component id [id %u]", unsigned(id))))
             return false;
         const ComponentColumn c = factory();
-        const detail::DefaultConstructFunc make = detail::default_constructors[id].load(std::memory_order_acquire);
+        const detail::DefaultConstructFunc make = detail::default_constructors[id].load(detail::order_acquire);
         if (!ECS_CHECK(c.copy != nullptr && (value != nullptr || make != nullptr),
                        detail::typed_message("Prefab::add_raw: the component type cannot be copied (or default-constructed, for nullptr)",
                                              component_info(id).name)))
@@ -309,7 +309,7 @@ public:
         }
         next.children_ = std::move(children_); // the swap gives them back
         swap(next); // `next` now holds the old defaults and destroys them
-        archetype_hint_.store(NO_HINT, std::memory_order_relaxed);
+        archetype_hint_.store(NO_HINT, detail::order_relaxed);
         return true;
     }
 
@@ -394,10 +394,10 @@ private:
         buffer_ = nullptr;
         size_ = 0;
         align_ = 1;
-        archetype_hint_.store(NO_HINT, std::memory_order_relaxed);
+        archetype_hint_.store(NO_HINT, detail::order_relaxed);
     }
 
-    [[nodiscard]] uint32_t hint() const noexcept { return archetype_hint_.load(std::memory_order_relaxed); }
+    [[nodiscard]] uint32_t hint() const noexcept { return archetype_hint_.load(detail::order_relaxed); }
 
     static constexpr uint32_t NO_HINT = 0xFFFFFFFFu;
 
@@ -412,7 +412,7 @@ private:
     /// Only a hint, checked before use (see PrefabAccess::hinted): any world, any thread, any value
     /// is safe. Atomic so that threads instantiating one const prefab into different worlds do not
     /// race.
-    mutable std::atomic<uint32_t> archetype_hint_{NO_HINT};
+    mutable detail::AtomicSlot<uint32_t> archetype_hint_{NO_HINT};
     /// Child templates (child()), instantiated under this one; made by the first child(), so a
     /// program without prefab trees never compiles the list's copy and destruction.
     detail::LazyCopyBox<std::vector<Prefab>> children_;
@@ -560,8 +560,8 @@ private:
     /// Archetype hint of calls extending prefabs with the override pack `Os...` (shared by every
     /// prefab: a miss only costs the hash lookup).
     template <typename... Os>
-    static std::atomic<uint32_t>& pack_hint() noexcept {
-        static std::atomic<uint32_t> hint{Prefab::NO_HINT};
+    static detail::AtomicSlot<uint32_t>& pack_hint() noexcept {
+        static detail::AtomicSlot<uint32_t> hint{Prefab::NO_HINT};
         return hint;
     }
 
@@ -573,16 +573,16 @@ private:
      * `world`, so a hint left by another world, or by another prefab, is harmless. On a miss, looks
      * the set up by hash (creating the archetype if needed) and updates the hint.
      */
-    static Archetype* hinted(World& world, std::atomic<uint32_t>& hint, const Prefab& prefab,
+    static Archetype* hinted(World& world, detail::AtomicSlot<uint32_t>& hint, const Prefab& prefab,
                              const ComponentTypeID* extra, const bool* flagged, size_t n) {
         const auto& archetypes = WorldAccess::archetypes(world);
-        const uint32_t h = hint.load(std::memory_order_relaxed);
+        const uint32_t h = hint.load(detail::order_relaxed);
         bool maskable = prefab.maskable_;
         if (n == 0) {
             if (ECS_LIKELY(h < archetypes.size() && maskable) && archetypes[h]->mask == prefab.mask_)
                 return archetypes[h];
             Archetype* found = WorldAccess::find_or_create_archetype(world, prefab.types_);
-            if (found != nullptr) hint.store(found->id, std::memory_order_relaxed);
+            if (found != nullptr) hint.store(found->id, detail::order_relaxed);
             return found;
         }
         ComponentMask wanted = prefab.mask_;
@@ -599,7 +599,7 @@ private:
         for (size_t i = 0; i < n; ++i)
             if (flagged[i]) detail::insert_sorted(scratch, extra[i]);
         Archetype* found = WorldAccess::find_or_create_archetype(world, scratch);
-        if (found != nullptr) hint.store(found->id, std::memory_order_relaxed);
+        if (found != nullptr) hint.store(found->id, detail::order_relaxed);
         return found;
     }
 };

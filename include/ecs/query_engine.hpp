@@ -9,7 +9,6 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -35,7 +34,7 @@ inline AtomicSlot<uint32_t> next_query_slot{0};
 
 template <typename TermList, typename FilterList>
 uint32_t query_slot() noexcept {
-    static const uint32_t slot = next_query_slot.fetch_add(1, std::memory_order_relaxed);
+    static const uint32_t slot = next_query_slot.fetch_add(1, detail::order_relaxed);
     return slot;
 }
 
@@ -88,7 +87,7 @@ struct IterationScope {
 
 /// Serialises cache creation inside shared sections (process-wide: contention is rare, and a
 /// per-world lock would make World immovable).
-inline std::atomic_flag shared_cache_lock = ATOMIC_FLAG_INIT;
+inline AtomicSlot<bool> shared_cache_lock{false};
 
 // -- access checks (Schedule systems, debug builds) ------------------------------------------------
 
@@ -210,14 +209,14 @@ private:
     /// up to date; the lookup itself is locked because another thread may be creating a cache.
     template <typename TermList, typename FilterList>
     ECS_NOINLINE QueryCache& shared_cache(uint32_t slot, const ArchetypeGraph& graph) const {
-        while (shared_cache_lock.test_and_set(std::memory_order_acquire)) {
+        while (shared_cache_lock.exchange(true, detail::order_acquire)) {
         }
         if (slot >= caches_.size() || caches_[slot] == nullptr) {
             create<TermList, FilterList>(slot);
             caches_[slot]->refresh(graph);
         }
         QueryCache& q = *caches_[slot];
-        shared_cache_lock.clear(std::memory_order_release);
+        shared_cache_lock.store(false, detail::order_release);
         return q;
     }
 

@@ -38,7 +38,6 @@
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -292,7 +291,7 @@ inline AtomicSlot<FieldView (*)() noexcept> reflected_fields_by_id[ECS_MAX_COMPO
 template <typename T>
 bool register_reflection() noexcept {
     const ComponentTypeID id = component_id<T>();
-    if (id < ECS_MAX_COMPONENTS) reflected_fields_by_id[id].store(&fields<T>, std::memory_order_release);
+    if (id < ECS_MAX_COMPONENTS) reflected_fields_by_id[id].store(&fields<T>, detail::order_release);
     return true;
 }
 
@@ -316,17 +315,17 @@ inline AtomicSlot<const FieldView*> runtime_fields_by_id[ECS_MAX_COMPONENTS] = {
  */
 [[nodiscard]] inline FieldView fields(ComponentTypeID id) noexcept {
     if (id >= ECS_MAX_COMPONENTS) return FieldView{};
-    FieldView (*get)() noexcept = detail::reflected_fields_by_id[id].load(std::memory_order_acquire);
+    FieldView (*get)() noexcept = detail::reflected_fields_by_id[id].load(detail::order_acquire);
     if (get != nullptr) return get();
-    const FieldView* runtime = detail::runtime_fields_by_id[id].load(std::memory_order_acquire);
+    const FieldView* runtime = detail::runtime_fields_by_id[id].load(detail::order_acquire);
     return runtime != nullptr ? *runtime : FieldView{};
 }
 
 /// True when the type whose component id is `id` has an ECS_REFLECT (possibly with no fields), or
 /// is a runtime component registered with a field layout.
 [[nodiscard]] inline bool reflected(ComponentTypeID id) noexcept {
-    return id < ECS_MAX_COMPONENTS && (detail::reflected_fields_by_id[id].load(std::memory_order_acquire) != nullptr ||
-                                       detail::runtime_fields_by_id[id].load(std::memory_order_acquire) != nullptr);
+    return id < ECS_MAX_COMPONENTS && (detail::reflected_fields_by_id[id].load(detail::order_acquire) != nullptr ||
+                                       detail::runtime_fields_by_id[id].load(detail::order_acquire) != nullptr);
 }
 
 } // namespace ecs

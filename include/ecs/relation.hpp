@@ -27,7 +27,6 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -152,9 +151,9 @@ inline AtomicSlot<uint32_t> relation_type_count{0};
 
 /// Lists `info` (copied to the heap, kept for the program's life) and returns the listed copy.
 inline const RelationTypeInfo* list_relation_type(RelationTypeInfo info) {
-    info.id = relation_type_count.fetch_add(1, std::memory_order_relaxed);
+    info.id = relation_type_count.fetch_add(1, detail::order_relaxed);
     const RelationTypeInfo* listed = new RelationTypeInfo(info);
-    if (info.id < ECS_MAX_COMPONENTS) relation_types[info.id].store(listed, std::memory_order_release);
+    if (info.id < ECS_MAX_COMPONENTS) relation_types[info.id].store(listed, detail::order_release);
     return listed;
 }
 
@@ -192,9 +191,9 @@ const RelationTypeInfo& relation_info() {
 /// Calls `fn(const RelationTypeInfo&)` for every relationship type listed so far, in id order.
 template <typename Fn>
 void each_relation_type(Fn&& fn) {
-    const uint32_t n = relation_type_count.load(std::memory_order_acquire);
+    const uint32_t n = relation_type_count.load(detail::order_acquire);
     for (uint32_t i = 0; i < n && i < ECS_MAX_COMPONENTS; ++i)
-        if (const RelationTypeInfo* info = relation_types[i].load(std::memory_order_acquire)) fn(*info);
+        if (const RelationTypeInfo* info = relation_types[i].load(detail::order_acquire)) fn(*info);
 }
 
 /// The relationship type whose HasRelation tag has component id `marker`, or nullptr.

@@ -26,7 +26,6 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -107,7 +106,7 @@ struct RuntimeComponent {
 /// published (release), and never changed afterwards.
 inline RuntimeComponent runtime_components[ECS_MAX_RUNTIME_COMPONENTS];
 inline AtomicSlot<uint32_t> runtime_component_count{0};
-inline std::atomic<bool> runtime_components_locked{false};
+inline detail::AtomicSlot<bool> runtime_components_locked{false};
 /// Slot + 1 per component id (0: not a runtime component).
 inline AtomicSlot<uint16_t> runtime_slot_of_id[ECS_MAX_COMPONENTS] = {};
 
@@ -207,9 +206,9 @@ ColumnFactory runtime_column_factory(size_t slot, std::index_sequence<Slots...>)
 inline ComponentTypeID component_id_of_name(std::string_view name) noexcept {
     const ComponentTypeID id = component_registry().id_of(name);
     if (ECS_LIKELY(id != INVALID_COMPONENT_ID)) return id;
-    const uint32_t end = next_component_id.load(std::memory_order_relaxed);
+    const uint32_t end = next_component_id.load(detail::order_relaxed);
     for (uint32_t i = 0; i < end && i < ECS_MAX_COMPONENTS; ++i)
-        if (column_factories[i].load(std::memory_order_acquire) != nullptr && component_infos[i].name == name) return i;
+        if (column_factories[i].load(detail::order_acquire) != nullptr && component_infos[i].name == name) return i;
     return INVALID_COMPONENT_ID;
 }
 
@@ -273,7 +272,7 @@ inline bool make_raw_value(RawValue& out, const ComponentColumn& c, ComponentTyp
         if (c.copy == nullptr) return false;
         c.copy(out.storage(), value);
     } else {
-        const DefaultConstructFunc make = default_constructors[id].load(std::memory_order_acquire);
+        const DefaultConstructFunc make = default_constructors[id].load(detail::order_acquire);
         if (make == nullptr) return false;
         make(out.storage());
     }
@@ -327,7 +326,7 @@ inline ComponentTypeID register_runtime_locked(const char* name, const Component
     ComponentRegistry& registry = component_registry();
     const ComponentTypeID existing = registry.id_of(name);
     if (existing != INVALID_COMPONENT_ID) {
-        const uint16_t slot = runtime_slot_of_id[existing].load(std::memory_order_acquire);
+        const uint16_t slot = runtime_slot_of_id[existing].load(detail::order_acquire);
         if (slot == 0) {
             refusal = "register_runtime_component: name already registered for a typed component";
             return INVALID_COMPONENT_ID;
@@ -339,12 +338,12 @@ inline ComponentTypeID register_runtime_locked(const char* name, const Component
         }
         return existing; // the same registration again
     }
-    const uint32_t slot = runtime_component_count.load(std::memory_order_relaxed);
+    const uint32_t slot = runtime_component_count.load(detail::order_relaxed);
     if (slot >= ECS_MAX_RUNTIME_COMPONENTS) {
         refusal = "register_runtime_component: more than ECS_MAX_RUNTIME_COMPONENTS runtime types (raise it)";
         return INVALID_COMPONENT_ID;
     }
-    const ComponentTypeID id = next_component_id.fetch_add(1, std::memory_order_relaxed);
+    const ComponentTypeID id = next_component_id.fetch_add(1, detail::order_relaxed);
     if (id >= ECS_MAX_COMPONENTS) {
         refusal = "register_runtime_component: too many component types (raise ECS_MAX_COMPONENTS)";
         return INVALID_COMPONENT_ID;
@@ -379,16 +378,16 @@ inline ComponentTypeID register_runtime_locked(const char* name, const Component
     info.id = id;
     info.tag = ops.size == 0;
     info.trivially_copyable = rc.plain || ops.size == 0;
-    if (ops.size == 0) default_constructors[id].store(&runtime_tag_noop, std::memory_order_relaxed);
-    else default_constructors[id].store(ops.default_construct, std::memory_order_relaxed);
+    if (ops.size == 0) default_constructors[id].store(&runtime_tag_noop, detail::order_relaxed);
+    else default_constructors[id].store(ops.default_construct, detail::order_relaxed);
     if (!fields.empty()) {
         runtime_field_views[slot] = fields;
-        runtime_fields_by_id[id].store(&runtime_field_views[slot], std::memory_order_release);
+        runtime_fields_by_id[id].store(&runtime_field_views[slot], detail::order_release);
     }
-    runtime_slot_of_id[id].store(static_cast<uint16_t>(slot + 1), std::memory_order_release);
+    runtime_slot_of_id[id].store(static_cast<uint16_t>(slot + 1), detail::order_release);
     column_factories[id].store(runtime_column_factory(slot, std::make_index_sequence<ECS_MAX_RUNTIME_COMPONENTS>{}),
-                               std::memory_order_release);
-    runtime_component_count.store(slot + 1, std::memory_order_release);
+                               detail::order_release);
+    runtime_component_count.store(slot + 1, detail::order_release);
     return id;
 }
 
@@ -434,7 +433,7 @@ inline ComponentTypeID register_runtime_component(const char* name, const Compon
 /// @brief The ops `id` was registered with, or nullptr when `id` is not a runtime component.
 [[nodiscard]] inline const ComponentOps* runtime_component_ops(ComponentTypeID id) noexcept {
     if (id >= ECS_MAX_COMPONENTS) return nullptr;
-    const uint16_t slot = detail::runtime_slot_of_id[id].load(std::memory_order_acquire);
+    const uint16_t slot = detail::runtime_slot_of_id[id].load(detail::order_acquire);
     return slot != 0 ? &detail::runtime_components[slot - 1].ops : nullptr;
 }
 

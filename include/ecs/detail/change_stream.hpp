@@ -46,8 +46,6 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms.hpp"
-#include "stream.hpp"
 #include "../archetype.hpp"
 #include "../component.hpp"
 #include "../entity.hpp"
@@ -55,9 +53,12 @@
 #include "../relation.hpp"
 #include "../sparse.hpp"
 #include "../world.hpp"
+#include "algorithms.hpp"
+#include "atomic_slot.hpp"
 #include "component_registry.hpp"
 #include "snapshot_io.hpp"
 #include "snapshot_registry.hpp"
+#include "stream.hpp"
 #include "world_access.hpp"
 
 namespace ecs {
@@ -725,7 +726,7 @@ private:
             for (uint32_t k = s.comp_first; k < s.comp_first + s.comp_count; ++k) {
                 const StagedValue<>& v = staged_[comps_[k].staged];
                 if (!v.tag() && is_sparse_id(v.id()) && v.ops().copy == nullptr &&
-                    default_constructors[v.id()].load(std::memory_order_acquire) == nullptr)
+                    default_constructors[v.id()].load(detail::order_acquire) == nullptr)
                     return fail(DeserializeError::deserializer_failed, 0,
                                 "apply_changes: component " + regs_index_name(v.id()) +
                                     " can neither be copied nor default-constructed into an entity");

@@ -19,7 +19,6 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -29,6 +28,7 @@
 #include "../component.hpp"
 #include "../config.hpp"
 #include "../names.hpp" // detail::hash_name
+#include "atomic_slot.hpp"
 #include "message.hpp"
 
 namespace ecs {
@@ -52,17 +52,17 @@ struct ComponentRegistration {
 /// destruction (also when an insertion throws).
 class RegistryLock {
 public:
-    explicit RegistryLock(std::atomic<bool>& flag) noexcept : flag_(flag) {
-        while (flag_.exchange(true, std::memory_order_acquire))
-            while (flag_.load(std::memory_order_relaxed)) {
+    explicit RegistryLock(detail::AtomicSlot<bool>& flag) noexcept : flag_(flag) {
+        while (flag_.exchange(true, detail::order_acquire))
+            while (flag_.load(detail::order_relaxed)) {
             }
     }
-    ~RegistryLock() { flag_.store(false, std::memory_order_release); }
+    ~RegistryLock() { flag_.store(false, detail::order_release); }
     RegistryLock(const RegistryLock&) = delete;
     RegistryLock& operator=(const RegistryLock&) = delete;
 
 private:
-    std::atomic<bool>& flag_;
+    detail::AtomicSlot<bool>& flag_;
 };
 
 /// Slots of the registry's name table: room for twice as many names as there can be ids (so probes
@@ -130,7 +130,7 @@ public:
     [[nodiscard]] ComponentTypeID id_of(std::string_view name) const noexcept {
         const uint64_t h = hash_name(name);
         for (size_t i = size_t(h) & (NAME_SLOTS - 1);; i = (i + 1) & (NAME_SLOTS - 1)) {
-            const uint32_t v = name_slots_[i].load(std::memory_order_acquire);
+            const uint32_t v = name_slots_[i].load(detail::order_acquire);
             if (v == 0) return INVALID_COMPONENT_ID;
             const uint32_t id = v - 1;
             if (name_hashes_[id] == h && *names_[id] == name) return id;
@@ -140,7 +140,7 @@ public:
     /// The name registered for `id`, or nullptr. Valid for the rest of the program. Lock-free.
     [[nodiscard]] const std::string* name_of(ComponentTypeID id) const noexcept {
         if (id >= ECS_MAX_COMPONENTS) return nullptr;
-        return named_[id].load(std::memory_order_acquire) ? names_[id] : nullptr;
+        return named_[id].load(detail::order_acquire) ? names_[id] : nullptr;
     }
 
 private:
@@ -148,28 +148,28 @@ private:
 
     /// Gives `id` the name `name` in the name index. @pre the lock is held
     Outcome name_locked(ComponentTypeID id, const std::string& name) {
-        if (named_[id].load(std::memory_order_relaxed)) return *names_[id] == name ? Outcome::unchanged : Outcome::type_has_other_name;
+        if (named_[id].load(detail::order_relaxed)) return *names_[id] == name ? Outcome::unchanged : Outcome::type_has_other_name;
         if (id_of(name) != INVALID_COMPONENT_ID) return Outcome::name_taken;
         names_[id] = new std::string(name);
         name_hashes_[id] = hash_name(name);
-        named_[id].store(true, std::memory_order_release);
+        named_[id].store(true, detail::order_release);
         size_t i = size_t(name_hashes_[id]) & (NAME_SLOTS - 1);
-        while (name_slots_[i].load(std::memory_order_relaxed) != 0) i = (i + 1) & (NAME_SLOTS - 1);
-        name_slots_[i].store(id + 1, std::memory_order_release); // publishes the text and the hash
+        while (name_slots_[i].load(detail::order_relaxed) != 0) i = (i + 1) & (NAME_SLOTS - 1);
+        name_slots_[i].store(id + 1, detail::order_release); // publishes the text and the hash
         return Outcome::added;
     }
 
-    mutable std::atomic<bool> locked_{false};
+    mutable detail::AtomicSlot<bool> locked_{false};
     ComponentRegistration* by_id_[ECS_MAX_COMPONENTS] = {}; ///< owned; nullptr where not saved by snapshots
     std::string* names_[ECS_MAX_COMPONENTS] = {};           ///< owned; the registered name per id
     uint64_t name_hashes_[ECS_MAX_COMPONENTS] = {};         ///< hash_name of names_[id]
-    std::atomic<bool> named_[ECS_MAX_COMPONENTS] = {};      ///< names_[id] is published
-    std::atomic<uint32_t> name_slots_[NAME_SLOTS] = {};     ///< id + 1 per used slot, 0 when empty
+    detail::AtomicSlot<bool> named_[ECS_MAX_COMPONENTS] = {};      ///< names_[id] is published
+    detail::AtomicSlot<uint32_t> name_slots_[NAME_SLOTS] = {};     ///< id + 1 per used slot, 0 when empty
 };
 
 /// True when `id` names a component type this process has handed out (typed or runtime).
 inline bool known_component_id(ComponentTypeID id) noexcept {
-    return id < ECS_MAX_COMPONENTS && id < next_component_id.load(std::memory_order_relaxed);
+    return id < ECS_MAX_COMPONENTS && id < next_component_id.load(detail::order_relaxed);
 }
 
 /// Refuses an id this process never handed out, naming `function`.

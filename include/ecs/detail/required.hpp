@@ -17,6 +17,7 @@
 
 #include "../archetype.hpp"
 #include "../component.hpp"
+#include "atomic_slot.hpp"
 
 namespace ecs {
 namespace detail {
@@ -36,7 +37,7 @@ void for_each_required(const Archetype& src, const Archetype& dst, const Compone
 inline void construct_required(const Archetype& src, Archetype& dst, uint32_t row, const ComponentTypeID* given, size_t n) {
     for_each_required(src, dst, given, n, [&](ComponentTypeID id) {
         if (component_infos[id].tag) return; // no bytes: the static object stands for every row
-        const DefaultConstructFunc make = default_constructors[id].load(std::memory_order_relaxed);
+        const DefaultConstructFunc make = default_constructors[id].load(detail::order_relaxed);
         if (make != nullptr) make(dst.column(id).at(row)); // required types are default-constructible
     });
 }

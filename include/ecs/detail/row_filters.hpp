@@ -14,11 +14,9 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 
 #if !(defined(__GNUC__) || defined(__clang__)) && (defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
 #  include <emmintrin.h> // the tick scan of Changed / Added (GCC and Clang use vector extensions: no header)
@@ -337,10 +335,10 @@ struct EnabledWalk {
     using Fn = void (*)(const QueryCache& q, RunBatch batch, void* fn);
 
     static void arm() noexcept {
-        if (stored.load(std::memory_order_relaxed) == nullptr) stored.store(&run, std::memory_order_release);
+        if (stored.load(detail::order_relaxed) == nullptr) stored.store(&run, detail::order_release);
     }
     /// @pre arm() ran: the world's may_have_disabled().
-    static void walk(const QueryCache& q, RunBatch batch, void* fn) { stored.load(std::memory_order_acquire)(q, batch, fn); }
+    static void walk(const QueryCache& q, RunBatch batch, void* fn) { stored.load(detail::order_acquire)(q, batch, fn); }
 
 private:
     static inline AtomicSlot<Fn> stored{nullptr};
@@ -561,7 +559,7 @@ ECS_FORCEINLINE unsigned ticks_after(const Tick* ticks, size_t count, Tick since
     }
 #elif defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
     if (count == 16) {
-        const __m128i bias = _mm_set1_epi32(std::numeric_limits<int32_t>::min()); // unsigned order via signed compare
+        const __m128i bias = _mm_set1_epi32(INT32_MIN); // unsigned order via signed compare
         const __m128i bound = _mm_xor_si128(_mm_set1_epi32(static_cast<int32_t>(since)), bias);
         unsigned mask = 0;
         for (unsigned i = 0; i < 4; ++i) {

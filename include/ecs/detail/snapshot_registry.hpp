@@ -15,7 +15,6 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -25,10 +24,11 @@
 #include <utility>
 #include <vector>
 
-#include "stream.hpp"
+#include "../world.hpp"
+#include "atomic_slot.hpp"
 #include "component_registry.hpp" // names <-> ids, snapshot functions per type
 #include "pod_array.hpp"
-#include "../world.hpp"
+#include "stream.hpp"
 
 namespace ecs {
 
@@ -48,13 +48,13 @@ using ElementFirstDeserializeFunc = void (*)(void* object, std::istream& in);
 /// `Kind` 0 for a component, 1 for a resource (the two registrations keep their own functions).
 template <typename T, int Kind = 0>
 struct ElementFirstFunctions {
-    static inline std::atomic<ElementFirstSerializeFunc> serialize{nullptr};
-    static inline std::atomic<ElementFirstDeserializeFunc> deserialize{nullptr};
+    static inline detail::AtomicSlot<ElementFirstSerializeFunc> serialize{nullptr};
+    static inline detail::AtomicSlot<ElementFirstDeserializeFunc> deserialize{nullptr};
 };
 
 template <typename T, int Kind = 0>
 void element_first_serialize(Dependent<T, std::ostream>& out, const void* component) {
-    ElementFirstFunctions<T, Kind>::serialize.load(std::memory_order_acquire)(component, out);
+    ElementFirstFunctions<T, Kind>::serialize.load(detail::order_acquire)(component, out);
 }
 
 /// Value-initialises a `T` and lets the user function fill it; on failbit the object is destroyed
@@ -62,7 +62,7 @@ void element_first_serialize(Dependent<T, std::ostream>& out, const void* compon
 template <typename T, int Kind = 0>
 void element_first_deserialize(Dependent<T, std::istream>& in, void* storage) {
     T* object = ::new (storage) T();
-    ElementFirstFunctions<T, Kind>::deserialize.load(std::memory_order_acquire)(object, in);
+    ElementFirstFunctions<T, Kind>::deserialize.load(detail::order_acquire)(object, in);
     if (in.fail()) object->~T();
 }
 
@@ -156,8 +156,8 @@ void register_component(const char* name, S ser, D deser) {
         return;
     detail::ElementFirstSerializeFunc no_s = nullptr;
     detail::ElementFirstDeserializeFunc no_d = nullptr;
-    detail::ElementFirstFunctions<T>::serialize.compare_exchange_strong(no_s, s, std::memory_order_acq_rel);
-    detail::ElementFirstFunctions<T>::deserialize.compare_exchange_strong(no_d, d, std::memory_order_acq_rel);
+    detail::ElementFirstFunctions<T>::serialize.compare_exchange_strong(no_s, s, detail::order_acq_rel);
+    detail::ElementFirstFunctions<T>::deserialize.compare_exchange_strong(no_d, d, detail::order_acq_rel);
     register_component<T>(name, &detail::element_first_serialize<T>, &detail::element_first_deserialize<T>);
 }
 
@@ -249,7 +249,7 @@ public:
     }
 
 private:
-    mutable std::atomic<bool> locked_{false};
+    mutable detail::AtomicSlot<bool> locked_{false};
     PodArray<ResourceRegistration*> entries_; ///< owned
 };
 
@@ -337,8 +337,8 @@ void register_resource(const char* name, S ser, D deser) {
         return;
     detail::ElementFirstSerializeFunc no_s = nullptr;
     detail::ElementFirstDeserializeFunc no_d = nullptr;
-    detail::ElementFirstFunctions<T, 1>::serialize.compare_exchange_strong(no_s, s, std::memory_order_acq_rel);
-    detail::ElementFirstFunctions<T, 1>::deserialize.compare_exchange_strong(no_d, d, std::memory_order_acq_rel);
+    detail::ElementFirstFunctions<T, 1>::serialize.compare_exchange_strong(no_s, s, detail::order_acq_rel);
+    detail::ElementFirstFunctions<T, 1>::deserialize.compare_exchange_strong(no_d, d, detail::order_acq_rel);
     register_resource<T>(name, &detail::element_first_serialize<T, 1>, &detail::element_first_deserialize<T, 1>);
 }
 

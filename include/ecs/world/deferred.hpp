@@ -14,6 +14,7 @@
 #include <new>
 #include <utility>
 
+#include "../detail/atomic_slot.hpp"
 #include "../detail/command_queue.hpp"
 #include "../detail/component_registry.hpp" // check_known_id
 #include "../detail/value_pack.hpp"
@@ -196,7 +197,7 @@ struct RawCommandRecorder {
             return;
         const ComponentColumn c = factory();
         if (value == nullptr || c.is_tag) {
-            if (!ECS_CHECK(c.is_tag || default_constructors[id].load(std::memory_order_acquire) != nullptr,
+            if (!ECS_CHECK(c.is_tag || default_constructors[id].load(detail::order_acquire) != nullptr,
                            format_message("%s: component type %.*s is not default-constructible", function,
                                           static_cast<int>(component_info(id).name.size()), component_info(id).name.data())))
                 return;

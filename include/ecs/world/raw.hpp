@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <string_view>
 
+#include "../detail/atomic_slot.hpp"
 #include "../detail/component_registry.hpp"
 #include "../detail/message.hpp"
 #include "../detail/sparse_drive.hpp"
@@ -129,7 +130,7 @@ inline void* World::add_raw_from(Entity e, ComponentTypeID id, const void* value
     const std::string_view type = component_info(id).name;
     if (!c.is_tag && !taken_out) {
         const bool can = value != nullptr ? c.copy != nullptr
-                                          : detail::default_constructors[id].load(std::memory_order_acquire) != nullptr;
+                                          : detail::default_constructors[id].load(detail::order_acquire) != nullptr;
         if (!ECS_CHECK(can, detail::detailed_message(value != nullptr ? "World::add_raw: the component type cannot be copied"
                                                                         : "World::add_raw: the component type is not default-constructible",
                                                      type, e)))
@@ -154,7 +155,7 @@ inline void* World::add_raw_from(Entity e, ComponentTypeID id, const void* value
             if (src.column->is_tag) return;
             if (src.taken_out) src.made->relocate_to(at);
             else if (src.value != nullptr) src.column->copy(at, src.value);
-            else detail::default_constructors[src.id].load(std::memory_order_acquire)(at);
+            else detail::default_constructors[src.id].load(detail::order_acquire)(at);
         }
     } source{&c, &made, value, id, taken_out};
     AddSlot slot = add_slot(e, id, taken_out, &Source::construct, &source);
@@ -171,7 +172,7 @@ inline void* World::add_raw_from(Entity e, ComponentTypeID id, const void* value
                 made.relocate_to(slot.at);
             } else if (value != slot.at) { // plain bytes: written over the old value
                 if (value != nullptr) c.copy(slot.at, value);
-                else detail::default_constructors[id].load(std::memory_order_acquire)(slot.at);
+                else detail::default_constructors[id].load(detail::order_acquire)(slot.at);
             }
         }
         if (ECS_UNLIKELY(graph_.any_tracked())) touch(e, id); // an overwrite is a change

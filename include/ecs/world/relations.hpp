@@ -23,10 +23,10 @@
  */
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <vector>
 
+#include "../detail/atomic_slot.hpp"
 #include "../detail/message.hpp"
 #include "../detail/pod_array.hpp"
 #include "../detail/world_access.hpp"
@@ -74,14 +74,14 @@ void cascade_order(World& world, const QueryCache& q, bool may_reorder, const Ro
     // others find it valid and only read it.
     const bool shared = WorldAccess::queries(world).shared();
     if (shared)
-        while (shared_cache_lock.test_and_set(std::memory_order_acquire)) {
+        while (shared_cache_lock.exchange(true, detail::order_acquire)) {
         }
     Relations& rel = WorldAccess::relations(world);
     CascadeOrder& order = rel.cascade_order(q);
     order.update(rel.find(relation_info<R>().id), may_reorder && !shared ? &WorldAccess::records(world) : nullptr);
     runs = order.runs();
     count = order.run_count();
-    if (shared) shared_cache_lock.clear(std::memory_order_release);
+    if (shared) shared_cache_lock.store(false, detail::order_release);
 }
 
 } // namespace detail
