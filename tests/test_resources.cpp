@@ -333,3 +333,38 @@ TEST_CASE("resources: set, read and remove during iteration (not structural chan
     CHECK(w.resource<DeltaTime>().seconds == 2.f); // written by the last visit, after the removal
     CHECK(w.count<DeltaTime>() == 3);
 }
+
+TEST_CASE("resources: copy_from a world that never held a resource drops the copyable ones and keeps the others", "[resources]") {
+    Res::reset();
+    {
+        World empty; // its resource room was never made
+        World w;
+        w.set_resource(Res(7));
+        w.set_resource(std::make_unique<Res>(8)); // not copyable: copy_from leaves it alone
+        w.set_resource(Gravity{3});
+        REQUIRE(Res::tally().alive() == 2);
+
+        w.copy_from(empty);
+        CHECK_FALSE(w.has_resource<Res>());
+        CHECK_FALSE(w.has_resource<Gravity>());
+        REQUIRE(w.has_resource<std::unique_ptr<Res>>());
+        CHECK(w.resource<std::unique_ptr<Res>>()->value() == 8);
+        CHECK(Res::tally().alive() == 1);
+
+        World fresh; // neither side made the room: nothing to do, nothing made
+        fresh.copy_from(empty);
+        CHECK_FALSE(fresh.has_resource<Res>());
+        fresh.remove_resource<Res>(); // removing from a world without resources is a no-op
+        CHECK(fresh.try_resource<Gravity>() == nullptr);
+
+        empty.copy_from(w); // the other way: the copyable ones would be copied; here none is left
+        CHECK_FALSE(empty.has_resource<Res>());
+        CHECK_FALSE(empty.has_resource<std::unique_ptr<Res>>());
+        w.set_resource(Res(9));
+        empty.copy_from(w);
+        REQUIRE(empty.has_resource<Res>());
+        CHECK(empty.resource<Res>().value() == 9);
+        CHECK(Res::tally().alive() == 3);
+    }
+    CHECK(Res::tally().clean());
+}

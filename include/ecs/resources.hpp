@@ -57,6 +57,14 @@ public:
         }
     }
     /**
+     * @brief Destroys the copyable resources (World::copy_from from a world that holds none); the
+     *        others stay.
+     */
+    void drop_copyable() noexcept {
+        for (size_t id = 0; id < table_.size(); ++id)
+            if (table_[id].object != nullptr && table_[id].clone != nullptr) table_.reset(id);
+    }
+    /**
      * @brief Makes the copyable resources equal to `other`'s (World::copy_from): each copyable
      *        resource of `other` is copy-assigned over this one's (no allocation) or copied into a new
      *        object; a copyable resource `other` lacks is destroyed. Resources that cannot be copied
@@ -100,5 +108,14 @@ private:
     }
     ResourceTable table_;
 };
+
+/// World::copy_from's step for the resources: `to` (made if needed) takes `from`'s copyable
+/// resources; when `from` was never made, `to` drops its copyable ones. (A template: compiled only
+/// where a world is copied.)
+template <class R = Resources>
+inline void copy_resources(LazyBox<R>& to, const LazyBox<R>& from) {
+    if (from != nullptr) to.create().copy_from(*from);
+    else if (to != nullptr) to->drop_copyable();
+}
 
 } // namespace ecs::detail

@@ -111,7 +111,7 @@ inline void World::copy_from(const World& src) {
     if (graph_.sparse() != nullptr) graph_.sparse()->clear();
     if (const detail::SparseRoom* room = src.graph_.sparse()) detail::WorldCloner::copy_sparse(*room, *this);
     reset.done = true;
-    resources_.copy_from(src.resources_);
+    detail::copy_resources(resources_, src.resources_);
     if (src.entities_.reserved_count() == 0) entities_.note_copied_from(src.entities_);
 }
 
@@ -150,7 +150,7 @@ inline bool World::copy_values_only(const World& src) {
     }
     if (graph_.sparse() != nullptr) graph_.sparse()->clear();
     if (const detail::SparseRoom* room = src.graph_.sparse()) detail::WorldCloner::copy_sparse(*room, *this);
-    resources_.copy_from(src.resources_);
+    detail::copy_resources(resources_, src.resources_);
     entities_.note_copied_from(src.entities_);
     return true;
 }

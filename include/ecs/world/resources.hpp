@@ -19,7 +19,7 @@ template <typename T>
 inline void World::set_resource(T&& value) {
     using R = detail::bare_t<T>;
     if constexpr (std::is_lvalue_reference_v<T>) set_resource(R(value)); // `value` may be the resource
-    else resources_.set<R>(std::move(value));
+    else resources_.create().set<R>(std::move(value));
 }
 
 template <typename T>
@@ -40,7 +40,7 @@ inline const T& World::resource() const {
 template <typename T>
 inline T* World::try_resource() noexcept {
     if (!detail::access_ok<T>()) return nullptr;
-    return static_cast<T*>(resources_.find(component_id<T>()));
+    return resources_ != nullptr ? static_cast<T*>(resources_->find(component_id<T>())) : nullptr;
 }
 
 template <typename T>
@@ -55,7 +55,7 @@ inline bool World::has_resource() const noexcept {
 
 template <typename T>
 inline void World::remove_resource() noexcept {
-    resources_.remove(component_id<T>());
+    if (resources_ != nullptr) resources_->remove(component_id<T>());
 }
 
 template <typename E>

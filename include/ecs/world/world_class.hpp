@@ -707,7 +707,7 @@ private:
     ArchetypeGraph graph_;
     detail::QueryEngine queries_;
     detail::Observers observers_;
-    detail::Resources resources_;
+    detail::LazyBox<detail::Resources> resources_; ///< room: resources.hpp; made by the first set_resource
     detail::LazyBox<detail::CommandQueue> deferred_; ///< room: command_queue.hpp; made by the first deferred() command
     detail::EventRegistry events_; ///< room: events.hpp; a null pointer until the first send
     detail::NameIndex names_;      ///< room: names.hpp
