@@ -134,10 +134,10 @@ public:
         return word != 0;
     }
     /// True when an on_remove hook exists for one of the types of `mask`.
-    [[nodiscard]] bool any_remove_in(const ComponentMask& mask) const noexcept { return (mask & remove_mask_).any(); }
+    [[nodiscard]] bool any_remove_in(const ComponentMask& mask) const noexcept { return mask.intersects(remove_mask_); }
     /// any_remove_in, counting the sparse components of entity slot `index` too.
     [[nodiscard]] bool any_remove_for(const ComponentMask& mask, uint32_t index) const noexcept {
-        if ((mask & remove_mask_).any()) return true;
+        if (mask.intersects(remove_mask_)) return true;
         if (sparse_ == nullptr) return false;
         for (ComponentTypeID id : sparse_->ids())
             if (remove_mask_.test(id) && sparse_->member(id).contains(index)) return true;
@@ -223,7 +223,7 @@ private:
         bool alive = true;
         bool impossible = false; ///< a required type lies beyond the bitset
         [[nodiscard]] bool matches(const ComponentMask& m) const noexcept {
-            return !impossible && (m & include) == include && (m & exclude).none();
+            return !impossible && m.contains(include) && !m.intersects(exclude);
         }
         /// True when the entity at `row` of `a` (slot `index`) matches now and did not match `other` (nullptr: no
         /// other state). Unless `exact`, `other` is an archetype mask: the entity's sparse components

@@ -732,9 +732,9 @@ private:
 
     static bool conflict(const System& a, const System& b) {
         if (a.kind == Kind::PerEntity && b.kind == Kind::PerEntity &&
-            ((a.required & b.excluded).any() || (b.required & a.excluded).any()))
+            (a.required.intersects(b.excluded) || b.required.intersects(a.excluded)))
             return false; // no entity matches both
-        return (a.access.writes & (b.access.reads | b.access.writes)).any() || (b.access.writes & a.access.reads).any();
+        return a.access.writes.intersects(b.access.reads | b.access.writes) || b.access.writes.intersects(a.access.reads);
     }
 
     /// Levels per segment (between sync points), then one step per level.

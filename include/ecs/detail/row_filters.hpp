@@ -103,9 +103,9 @@ struct QueryCache {
     ECS_NOINLINE void refresh_slow(const ArchetypeGraph& graph) {
         for (size_t i = scanned; i < graph.size(); ++i) {
             Archetype* a = graph[i];
-            if (impossible || (a->mask & include) != include) continue;
+            if (impossible || !a->mask.contains(include)) continue;
             if (!any_ends.empty() && !any_groups_match(*a)) continue;
-            if ((a->mask & exclude).none()) archetypes.push_back(a);
+            if (!a->mask.intersects(exclude)) archetypes.push_back(a);
             else candidates.push_back(a);
         }
         scanned = graph.size();
